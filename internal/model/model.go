@@ -1,0 +1,179 @@
+// Package model holds what the parser reads from a package's toolsets and agents, as plain data for the
+// emitter and the analyzer. Models carry no positions and no go/types objects.
+package model
+
+// Package is everything the generator writes one file for.
+type Package struct {
+	// Path is the package's import path and Name its name.
+	Path, Name string
+	// Toolsets and Agents are in source order.
+	Toolsets []*Toolset
+	Agents   []*Agent
+	// Types are the named Go types that tools take or return, keyed by Type.Key.
+	Types map[string]*Type
+}
+
+// Toolset is a struct that embeds toolset.Toolset and declares tools.
+type Toolset struct {
+	// TypeName is the Go type's name, such as "Tickets".
+	TypeName string
+	// Doc is the type's doc comment.
+	Doc string
+	// Tools are in the order of their AddTool chains in Declare.
+	Tools []*Tool
+}
+
+// Tool is one AddTool chain and the method it names.
+type Tool struct {
+	// Method is the Go method name (or function name when Func is true).
+	Method string
+	// Func reports a package-level function rather than a method of the toolset.
+	Func bool
+	// Name is the tool's name: WithName's or the snake_case method name.
+	Name string
+	// Description is WithDescription's text or the method's doc comment.
+	Description string
+	// ReadOnly and RequiresApproval mirror the chain's calls.
+	ReadOnly, RequiresApproval bool
+
+	// HasContext reports a first context.Context parameter.
+	HasContext bool
+	// Input is the input struct's type, or nil for a tool that takes no input.
+	Input *Type
+	// Settings is the settings struct's type when WithSettings is used, else nil.
+	Settings *Type
+	// Configurable lists the json names of the settings fields that stored settings and runs may override.
+	Configurable []string
+	// HasCall reports a trailing *toolset.Call parameter.
+	HasCall bool
+	// Result describes what the method returns.
+	Result Result
+}
+
+// ResultKind says how a tool's method returns its result.
+type ResultKind int
+
+const (
+	// ResultNone: the method returns nothing or only an error.
+	ResultNone ResultKind = iota
+	// ResultValue: the method returns T or (T, error).
+	ResultValue
+	// ResultSeq: the method returns iter.Seq[T], read to its end and sent as one array.
+	ResultSeq
+	// ResultSeq2: the method returns iter.Seq2[T, error], read to its end or its first error.
+	ResultSeq2
+)
+
+// Result is a tool method's result shape.
+type Result struct {
+	Kind ResultKind
+	// Type is T (the element type for streams), nil for ResultNone.
+	Type *Type
+	// HasError reports a trailing error result.
+	HasError bool
+}
+
+// Kind is the JSON-relevant kind of a Go type.
+type Kind int
+
+const (
+	Invalid Kind = iota
+	Bool
+	Int   // Bits: 8, 16, 32, 64 (int is 64)
+	Uint  // Bits: 8, 16, 32, 64
+	Float // Bits: 32, 64
+	String
+	Bytes   // []byte, base64 as encoding/json does
+	Time    // time.Time, RFC 3339 date-time
+	Raw     // json.RawMessage or any: any JSON value
+	Struct  // Fields
+	Slice   // Elem
+	Array   // Elem, Len
+	Map     // string keys, Elem
+	Pointer // Elem; nullable
+	Named   // a reference to Package.Types[Ref]; lets recursive types terminate
+)
+
+// Type describes a Go type as JSON sees it.
+type Type struct {
+	Kind Kind
+	// Bits is the size of Int, Uint and Float kinds.
+	Bits int
+	// GoType is the type as generated code spells it in the package, such as "SearchInput", "[]string",
+	// "time.Time" or "*Filter".
+	GoType string
+	// Key names a named type for Package.Types (its qualified name, such as "example.com/x.Filter").
+	// For Kind Named it is the type this reference points to.
+	Key string
+	// Doc is a named type's doc comment.
+	Doc string
+	// Elem is the element type of Slice, Array, Map and Pointer.
+	Elem *Type
+	// Len is an Array's length.
+	Len int
+	// Fields are a Struct's fields as encoding/json sees them: embedded structs flattened, "-" dropped.
+	Fields []*Field
+	// Enum lists the allowed values of a named string type whose constants the user asked to enumerate,
+	// as JSON literals.
+	Enum []string
+	// Nullable reports a type that accepts null: pointers, slices, maps, Raw.
+	Nullable bool
+}
+
+// Field is a struct field as encoding/json sees it.
+type Field struct {
+	// GoName is the field's Go name; Path is the selector path when it comes from an embedded struct,
+	// such as "Base.ID".
+	GoName, Path string
+	// JSONName is the property name.
+	JSONName string
+	// Type is the field's type.
+	Type *Type
+	// Required is false for omitempty, omitzero and pointer fields.
+	Required bool
+	// OmitEmpty and OmitZero mirror the json tag options, for encoding.
+	OmitEmpty, OmitZero bool
+	// Stringify mirrors the json ",string" option.
+	Stringify bool
+	// Description comes from the field's doc comment or the jsonschema tag's description.
+	Description string
+	// Configurable marks a settings field tagged `typeshift:"configurable"`.
+	Configurable bool
+	// Constraints come from the jsonschema tag.
+	Constraints Constraints
+}
+
+// Constraints are the JSON Schema keywords a jsonschema struct tag sets. Numbers and defaults are kept as JSON
+// literal text so that they are emitted exactly as written.
+type Constraints struct {
+	Enum                               []string // JSON literals
+	Default                            string   // JSON literal, or ""
+	Minimum, Maximum                   string   // JSON number literals, or ""
+	ExclusiveMinimum, ExclusiveMaximum string
+	MinLength, MaxLength               int // -1 when unset
+	MinItems, MaxItems                 int // -1 when unset
+	Pattern                            string
+	Format                             string
+	Title                              string
+	Examples                           []string // JSON literals
+}
+
+// Agent is a struct that embeds agent.Agent. Its shape is filled in by the agents work.
+type Agent struct {
+	// TypeName is the Go type's name.
+	TypeName string
+	// Doc is the type's doc comment.
+	Doc string
+	// Uses are the toolsets the agent offers, with their picks.
+	Uses []*ToolsetUse
+	// Tools are the agent's own tools.
+	Tools []*Tool
+}
+
+// ToolsetUse is one agent.Use chain.
+type ToolsetUse struct {
+	// Toolset is the used toolset's qualified type name.
+	Toolset string
+	// Include and Exclude list picked tools by method name.
+	Include, Exclude []string
+}

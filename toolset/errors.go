@@ -1,0 +1,34 @@
+package toolset
+
+import (
+	"errors"
+	"fmt"
+)
+
+// RetryError asks the model to call the tool again, differently. Tools return it through [Retry]; the tool loop
+// counts retries per tool and ends the run when a tool exceeds its limit.
+type RetryError struct {
+	Message string
+}
+
+func (e *RetryError) Error() string { return e.Message }
+
+// Retry returns an error that asks the model to try the call again, with a message saying what to change.
+func Retry(format string, args ...any) error {
+	return &RetryError{Message: fmt.Sprintf(format, args...)}
+}
+
+// PanicError reports a tool that panicked. The model reads only that the tool failed; the panic value and stack
+// stay with the developer.
+type PanicError struct {
+	Tool  string
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("tool %q failed unexpectedly", e.Tool)
+}
+
+// ErrStale reports generated code that no longer matches a toolset's declarations.
+var ErrStale = errors.New("generated code is out of date: run go generate")
