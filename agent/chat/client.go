@@ -1,0 +1,119 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// A Client answers a conversation. Implementations are safe for concurrent use; they must not modify the
+// messages or the options they are given (decorators that change them work on copies).
+type Client interface {
+	// Respond returns the whole response.
+	Respond(ctx context.Context, msgs []Message, opts *Options) (*Response, error)
+	// Stream yields the response as it is produced. A non-nil error ends the sequence.
+	Stream(ctx context.Context, msgs []Message, opts *Options) iter.Seq2[Update, error]
+}
+
+// Middleware wraps a Client.
+type Middleware func(Client) Client
+
+// Chain wraps c in the middleware, the first listed outermost.
+func Chain(c Client, mw ...Middleware) Client {
+	for i := len(mw) - 1; i >= 0; i-- {
+		c = mw[i](c)
+	}
+	return c
+}
+
+// Options tune one request. Nil pointers leave the provider's defaults.
+type Options struct {
+	// Model names the model, such as "gpt-4.1-mini".
+	Model       string
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   *int
+	Stop        []string
+	Seed        *int64
+	// Tools are offered to the model.
+	Tools []*toolset.Tool
+	// ToolChoice is "auto" (the default when empty), "none", "required", or the name of one tool.
+	ToolChoice string
+	// ParallelToolCalls lets the model ask for several calls at once (nil: the provider's default).
+	ParallelToolCalls *bool
+	// ResponseFormat asks for JSON matching a schema.
+	ResponseFormat *ResponseFormat
+	// Instructions are prepended as a system message by the provider.
+	Instructions string
+	// Extra holds provider-specific request fields, passed through as JSON.
+	Extra map[string]json.RawMessage
+}
+
+// Clone returns a copy of o whose slices and maps can be changed without touching o.
+func (o *Options) Clone() *Options {
+	if o == nil {
+		return &Options{}
+	}
+	c := *o
+	c.Stop = append([]string(nil), o.Stop...)
+	c.Tools = append([]*toolset.Tool(nil), o.Tools...)
+	if o.Extra != nil {
+		c.Extra = make(map[string]json.RawMessage, len(o.Extra))
+		for k, v := range o.Extra {
+			c.Extra[k] = v
+		}
+	}
+	return &c
+}
+
+// ResponseFormat asks the model for JSON that matches Schema.
+type ResponseFormat struct {
+	Name   string
+	Schema json.RawMessage
+	Strict bool
+}
+
+// Response is a model's whole answer.
+type Response struct {
+	// ID is the provider's response id.
+	ID string
+	// Model is the model that answered.
+	Model        string
+	Messages     []Message
+	Usage        Usage
+	FinishReason FinishReason
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens, OutputTokens, TotalTokens int64
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.TotalTokens + v.TotalTokens}
+}
+
+// FinishReason says why a model stopped.
+type FinishReason string
+
+// The finish reasons providers report.
+const (
+	FinishStop          FinishReason = "stop"
+	FinishLength        FinishReason = "length"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishContentFilter FinishReason = "content_filter"
+)
+
+// An Update is one piece of a streamed response. Text arrives in Text parts as deltas; a ToolCall part
+// arrives whole, once the provider has assembled its arguments; usage arrives in a UsagePart.
+type Update struct {
+	ResponseID   string
+	Model        string
+	Role         Role
+	AuthorName   string
+	Parts        []Part
+	FinishReason FinishReason
+}
