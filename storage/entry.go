@@ -1,0 +1,118 @@
+package storage
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// EntryType says what a conversation entry holds, so a run can rebuild its
+// history without guessing from the data.
+type EntryType string
+
+// The entry types a conversation holds.
+const (
+	// EntryInput is the caller's input that started or continued a run.
+	EntryInput EntryType = "input"
+	// EntryResponse is one response of the model, stored as it arrives.
+	EntryResponse EntryType = "response"
+	// EntryToolResults holds the results of the tool calls of one step.
+	EntryToolResults EntryType = "tool_results"
+	// EntryApprovalRequests holds the tool calls waiting for a person's answer.
+	EntryApprovalRequests EntryType = "approval_requests"
+	// EntryApprovalAnswers holds the answers given to approval requests.
+	EntryApprovalAnswers EntryType = "approval_answers"
+	// EntrySteering holds input the caller sent while a run was going on.
+	EntrySteering EntryType = "steering"
+	// EntryRunStart marks the beginning of a run.
+	EntryRunStart EntryType = "run_start"
+	// EntryRunEnd marks the end of a run, with its mode and outcome.
+	EntryRunEnd EntryType = "run_end"
+	// EntrySummary replaces everything before it for Load: a run reads from
+	// the last summary on.
+	EntrySummary EntryType = "summary"
+)
+
+// Valid reports whether t is one of the entry types above.
+func (t EntryType) Valid() bool {
+	switch t {
+	case EntryInput, EntryResponse, EntryToolResults, EntryApprovalRequests, EntryApprovalAnswers,
+		EntrySteering, EntryRunStart, EntryRunEnd, EntrySummary:
+		return true
+	}
+	return false
+}
+
+// EntrySchemaVersion is the version of the entry format this code writes. A
+// stored entry with a higher version was written by newer code and is
+// reported as a [*CorruptEntryError] rather than misread.
+const EntrySchemaVersion = 1
+
+// Entry is one item of a conversation.
+type Entry struct {
+	// Seq numbers the entries of a conversation from 1 without gaps; the store
+	// assigns it. A non-zero Seq given to Append must be the number the store
+	// would assign, or Append fails with ErrConflict.
+	Seq int64
+	// Type says what Data holds.
+	Type EntryType
+	// RunID, Agent and Author say which run, agent and speaker wrote the entry.
+	RunID, Agent, Author string
+	// Time is when the entry was stored; Append sets it when zero. Stores keep
+	// microseconds, in UTC.
+	Time time.Time
+	// Data is the entry's JSON. Empty data is stored as JSON null.
+	Data json.RawMessage
+}
+
+// nullJSON is what empty entry data is stored as.
+var nullJSON = json.RawMessage("null")
+
+// PrepareEntry checks an entry given to Append and returns it as a store
+// keeps it: empty Data becomes JSON null and Time, when set, is truncated to
+// microseconds in UTC. Stores call it so they all accept and reject alike.
+func PrepareEntry(e Entry) (Entry, error) {
+	if !e.Type.Valid() {
+		return e, fmt.Errorf("storage: entry type %q: %w", e.Type, ErrInvalid)
+	}
+	if e.Seq < 0 {
+		return e, fmt.Errorf("storage: entry sequence %d: %w", e.Seq, ErrInvalid)
+	}
+	if len(e.Data) == 0 {
+		e.Data = nullJSON
+	} else if !json.Valid(e.Data) {
+		return e, fmt.Errorf("storage: %s entry data is not JSON: %w", e.Type, ErrInvalid)
+	}
+	if !e.Time.IsZero() {
+		e.Time = Timestamp(e.Time)
+	}
+	return e, nil
+}
+
+// CheckStoredEntry checks an entry read back from a store and returns a
+// [*CorruptEntryError] when it cannot be used: unknown type, data that is not
+// JSON, or a schema version newer than [EntrySchemaVersion].
+func CheckStoredEntry(conversationID string, e Entry, schemaVersion int) error {
+	var err error
+	switch {
+	case schemaVersion > EntrySchemaVersion:
+		err = fmt.Errorf("schema version %d is newer than %d", schemaVersion, EntrySchemaVersion)
+	case schemaVersion < 1:
+		err = fmt.Errorf("schema version %d", schemaVersion)
+	case !e.Type.Valid():
+		err = fmt.Errorf("unknown entry type %q", e.Type)
+	case !json.Valid(e.Data):
+		err = fmt.Errorf("data is not JSON")
+	}
+	if err != nil {
+		return &CorruptEntryError{ConversationID: conversationID, Seq: e.Seq, Err: err}
+	}
+	return nil
+}
+
+// Timestamp returns t as stores keep it: UTC, truncated to microseconds (the
+// precision of a Postgres timestamptz), so what Append returns equals what
+// Load reads.
+func Timestamp(t time.Time) time.Time {
+	return t.UTC().Truncate(time.Microsecond)
+}

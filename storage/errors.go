@@ -1,0 +1,48 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors a caller branches on with errors.Is. Stores wrap them with the ids
+// involved, so print the error rather than comparing it.
+var (
+	// ErrNotFound reports a settings document or conversation that does not exist
+	// for the settings id given.
+	ErrNotFound = errors.New("not found")
+
+	// ErrConflict reports a compare-and-set that lost: the document's revision
+	// was not the one expected, or an entry's sequence number was not the next.
+	ErrConflict = errors.New("conflict")
+
+	// ErrConversationBusy reports that another live claim holds the
+	// conversation, so no second run may start on it now.
+	ErrConversationBusy = errors.New("conversation busy")
+
+	// ErrClaimLost reports that a claim is no longer the conversation's live
+	// lease: it expired, was released, was taken over, or the conversation was
+	// deleted. The run holding it must stop writing.
+	ErrClaimLost = errors.New("claim lost")
+
+	// ErrInvalid reports arguments no store accepts: an empty id, an unknown
+	// entry type, data that is not JSON, a lease time that is not positive.
+	ErrInvalid = errors.New("invalid argument")
+)
+
+// CorruptEntryError reports a stored entry that cannot be read back: its data
+// is not JSON, its type is unknown, or it was written by a newer schema
+// version than this code knows. Load returns it instead of a partial list, so
+// a run never continues from a history it misread.
+type CorruptEntryError struct {
+	ConversationID string
+	Seq            int64
+	Err            error
+}
+
+func (e *CorruptEntryError) Error() string {
+	return fmt.Sprintf("storage: conversation %q: corrupt entry %d: %v", e.ConversationID, e.Seq, e.Err)
+}
+
+// Unwrap returns the reason the entry could not be read.
+func (e *CorruptEntryError) Unwrap() error { return e.Err }

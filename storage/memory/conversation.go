@@ -1,0 +1,299 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/cursor"
+	"github.com/typeshift-go/typeshift/storage/internal/watch"
+)
+
+// Claim implements [storage.ConversationStore].
+func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration) (storage.Claim, error) {
+	if err := ctxErr(ctx); err != nil {
+		return storage.Claim{}, err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return storage.Claim{}, err
+	}
+	if err := storage.CheckTTL(ttl); err != nil {
+		return storage.Claim{}, err
+	}
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock()
+	c := s.conversations[key]
+	if c == nil {
+		// The lease exists before the first entry; List and Load ignore a
+		// conversation until it has one.
+		c = &conversation{lastSummary: -1}
+		s.conversations[key] = c
+	}
+	if c.lease.Token != "" && now.Before(c.lease.ExpiresAt) {
+		return storage.Claim{}, fmt.Errorf("memory: conversation %q held by %q until %v: %w",
+			conversationID, c.lease.Owner, c.lease.ExpiresAt, storage.ErrConversationBusy)
+	}
+	c.lease = storage.Claim{
+		SettingsID:     settingsID,
+		ConversationID: conversationID,
+		Owner:          owner,
+		Token:          cursor.Token(),
+		ExpiresAt:      now.Add(ttl),
+	}
+	return c.lease, nil
+}
+
+// liveLease returns the conversation whose live lease is c; s.mu is held.
+func (s *Store) liveLease(c storage.Claim, now time.Time) (*conversation, error) {
+	conv := s.conversations[watch.Key{SettingsID: c.SettingsID, ConversationID: c.ConversationID}]
+	if conv == nil || conv.lease.Token != c.Token || !now.Before(conv.lease.ExpiresAt) {
+		return nil, fmt.Errorf("memory: conversation %q: %w", c.ConversationID, storage.ErrClaimLost)
+	}
+	return conv, nil
+}
+
+// Renew implements [storage.ConversationStore].
+func (s *Store) Renew(ctx context.Context, c storage.Claim, ttl time.Duration) (storage.Claim, error) {
+	if err := ctxErr(ctx); err != nil {
+		return storage.Claim{}, err
+	}
+	if err := storage.CheckClaim(c); err != nil {
+		return storage.Claim{}, err
+	}
+	if err := storage.CheckTTL(ttl); err != nil {
+		return storage.Claim{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock()
+	conv, err := s.liveLease(c, now)
+	if err != nil {
+		return storage.Claim{}, err
+	}
+	conv.lease.ExpiresAt = now.Add(ttl)
+	return conv.lease, nil
+}
+
+// Release implements [storage.ConversationStore]. Releasing an expired claim
+// that nobody took over succeeds: the lease was still c's.
+func (s *Store) Release(ctx context.Context, c storage.Claim) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := storage.CheckClaim(c); err != nil {
+		return err
+	}
+	key := watch.Key{SettingsID: c.SettingsID, ConversationID: c.ConversationID}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conv := s.conversations[key]
+	if conv == nil || conv.lease.Token != c.Token {
+		return fmt.Errorf("memory: conversation %q: %w", c.ConversationID, storage.ErrClaimLost)
+	}
+	conv.lease = storage.Claim{}
+	if len(conv.entries) == 0 {
+		delete(s.conversations, key)
+	}
+	return nil
+}
+
+// Append implements [storage.ConversationStore].
+func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckClaim(c); err != nil {
+		return nil, err
+	}
+	out := make([]storage.Entry, len(entries))
+	for i, e := range entries {
+		e, err := storage.PrepareEntry(e)
+		if err != nil {
+			return nil, err
+		}
+		e.Data = cloneBytes(e.Data)
+		out[i] = e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock()
+	conv, err := s.liveLease(c, now)
+	if err != nil {
+		return nil, err
+	}
+	next := int64(len(conv.entries)) + 1
+	for i := range out {
+		if out[i].Seq != 0 && out[i].Seq != next+int64(i) {
+			return nil, fmt.Errorf("memory: conversation %q: entry sequence %d, next is %d: %w",
+				c.ConversationID, out[i].Seq, next+int64(i), storage.ErrConflict)
+		}
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	if len(conv.entries) == 0 {
+		conv.createdAt = now
+	}
+	conv.updatedAt = now
+	for i := range out {
+		out[i].Seq = next + int64(i)
+		if out[i].Time.IsZero() {
+			out[i].Time = now
+		}
+		if out[i].Type == storage.EntrySummary {
+			conv.lastSummary = len(conv.entries)
+		}
+		conv.entries = append(conv.entries, stored{Entry: out[i], schemaVersion: storage.EntrySchemaVersion})
+	}
+	// Hand back copies: the stored data must not change under the caller.
+	res := slices.Clone(out)
+	for i := range res {
+		res[i].Data = cloneBytes(res[i].Data)
+	}
+	return res, nil
+}
+
+// Load implements [storage.ConversationStore].
+func (s *Store) Load(ctx context.Context, settingsID, conversationID string) ([]storage.Entry, error) {
+	return s.load(ctx, settingsID, conversationID, true)
+}
+
+// LoadAll implements [storage.ConversationStore].
+func (s *Store) LoadAll(ctx context.Context, settingsID, conversationID string) ([]storage.Entry, error) {
+	return s.load(ctx, settingsID, conversationID, false)
+}
+
+func (s *Store) load(ctx context.Context, settingsID, conversationID string, sinceSummary bool) ([]storage.Entry, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conv := s.conversations[watch.Key{SettingsID: settingsID, ConversationID: conversationID}]
+	if conv == nil || len(conv.entries) == 0 {
+		return nil, fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotFound)
+	}
+	from := 0
+	if sinceSummary && conv.lastSummary >= 0 {
+		from = conv.lastSummary
+	}
+	out := make([]storage.Entry, 0, len(conv.entries)-from)
+	for _, st := range conv.entries[from:] {
+		if err := storage.CheckStoredEntry(conversationID, st.Entry, st.schemaVersion); err != nil {
+			return nil, err
+		}
+		e := st.Entry
+		e.Data = cloneBytes(e.Data)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// List implements [storage.ConversationStore].
+func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOptions) ([]storage.ConversationInfo, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckIDs(settingsID); err != nil {
+		return nil, err
+	}
+	var afterTime time.Time
+	var afterID string
+	if opts.After != "" {
+		var err error
+		if afterTime, afterID, err = cursor.Decode(opts.After); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	var all []storage.ConversationInfo
+	for key, conv := range s.conversations {
+		if key.SettingsID != settingsID || len(conv.entries) == 0 {
+			continue
+		}
+		all = append(all, storage.ConversationInfo{
+			ConversationID: key.ConversationID,
+			CreatedAt:      conv.createdAt,
+			UpdatedAt:      conv.updatedAt,
+			LastSeq:        int64(len(conv.entries)),
+		})
+	}
+	s.mu.Unlock()
+	// Newest first; ties broken by id, descending, as the Postgres index is.
+	slices.SortFunc(all, func(a, b storage.ConversationInfo) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		switch {
+		case a.ConversationID > b.ConversationID:
+			return -1
+		case a.ConversationID < b.ConversationID:
+			return 1
+		}
+		return 0
+	})
+	out := make([]storage.ConversationInfo, 0, min(len(all), opts.PageLimit()))
+	for _, info := range all {
+		if opts.After != "" {
+			// Skip up to and including the cursor's position.
+			if c := info.UpdatedAt.Compare(afterTime); c > 0 || (c == 0 && info.ConversationID >= afterID) {
+				continue
+			}
+		}
+		if len(out) == opts.PageLimit() {
+			break
+		}
+		info.Cursor = cursor.Encode(info.UpdatedAt, info.ConversationID)
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Delete implements [storage.ConversationStore].
+func (s *Store) Delete(ctx context.Context, settingsID, conversationID string) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return err
+	}
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conv := s.conversations[key]
+	if conv == nil || (len(conv.entries) == 0 && conv.lease.Token == "") {
+		return fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotFound)
+	}
+	delete(s.conversations, key)
+	return nil
+}
+
+// Publish implements [storage.ConversationStore].
+func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return err
+	}
+	s.hub.Publish(watch.Key{SettingsID: settingsID, ConversationID: conversationID}, cloneBytes(event))
+	return nil
+}
+
+// Watch implements [storage.ConversationStore].
+func (s *Store) Watch(ctx context.Context, settingsID, conversationID string) (<-chan []byte, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return nil, err
+	}
+	return s.hub.Subscribe(ctx, watch.Key{SettingsID: settingsID, ConversationID: conversationID}, nil), nil
+}
