@@ -179,7 +179,7 @@ func ruleWatch(r *rec) {
 	otherTenant := r.tenant("b")
 	r.conv(otherTenant, id)
 
-	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(r.ctx, 3*time.Second)
 	defer cancel()
 	watchCtx, stop := context.WithCancel(ctx)
 	ch, err := s.Watch(watchCtx, sid, id)
