@@ -1,0 +1,123 @@
+package toolset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Combined is a source that offers the tools of several, in declaration order. Make one with [Combine].
+type Combined struct {
+	srcs []Source
+}
+
+// Combine offers the tools of every source in srcs, in the order given.
+//
+// A name offered by more than one source is an error: Tools returns a [*ConflictError] that lists every such
+// name, each with every source that contributes it, named by its path through the composition:
+//
+//	"shared_query" contributed by: tools[0] Prefixed("db", Tickets), tools[2] Prefixed("db", Reports)
+//
+// Conflicts are found at every level: the tools of a Combine inside a Combine, or inside a [Prefix] or [Rename]
+// inside a Combine, are checked together with the rest, and reported with their nested path, such as
+// `tools[1] Combined(...)[0] Tickets`.
+//
+// A *Tool listed directly is a standalone tool. A standalone tool that shares its name with a tool of a
+// toolset is a conflict like any other; standalone tools that share a name with each other are not, and the first
+// is offered, so that several instances of one tool (as a tool-search tool added by several helpers) may be
+// listed without coordination.
+func Combine(srcs ...Source) *Combined {
+	return &Combined{srcs: append([]Source(nil), srcs...)}
+}
+
+// SourceName returns the source's name in error messages, such as "Combined(Tickets, Reports)".
+func (c *Combined) SourceName() string {
+	names := make([]string, len(c.srcs))
+	for i, s := range c.srcs {
+		names[i] = sourceName(s)
+	}
+	return "Combined(" + strings.Join(names, ", ") + ")"
+}
+
+// Tools returns the tools of every source for this turn, or the errors and conflicts found in any of them.
+func (c *Combined) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
+	tr, err := c.collect(ctx, run, "tools")
+	if err != nil {
+		return nil, err
+	}
+	return tr.settle()
+}
+
+// nestedLabel stands for a Combine inside another in paths: its sources follow as [i], so listing them is noise.
+const nestedLabel = "Combined(...)"
+
+func (c *Combined) trace(ctx context.Context, run *Run) (trail, error) {
+	return c.collect(ctx, run, nestedLabel)
+}
+
+// collect asks every source for its tools and their origins, naming them label[i]. It asks all of them even after
+// one fails, so that one error reports every failing source.
+func (c *Combined) collect(ctx context.Context, run *Run, label string) (trail, error) {
+	var (
+		out  trail
+		errs []error
+	)
+	for i, src := range c.srcs {
+		at := fmt.Sprintf("%s[%d]", label, i)
+		switch s := src.(type) {
+		case nil:
+			errs = append(errs, fmt.Errorf("%s is nil", at))
+		case *Tool:
+			out.entries = append(out.entries, entry{tool: s, path: at + " " + sourceName(s), standalone: true})
+		case tracer:
+			tr, err := s.trace(ctx, run)
+			if err != nil {
+				if _, nested := s.(*Combined); nested {
+					// The nested Combine's error already starts with its label.
+					errs = append(errs, fmt.Errorf("%s %w", at, err))
+				} else {
+					errs = append(errs, fmt.Errorf("%s %s: %w", at, sourceName(s), err))
+				}
+				continue
+			}
+			tr = tr.repath(func(p string) string { return at + " " + p })
+			out.entries = append(out.entries, tr.entries...)
+			out.conflicts = append(out.conflicts, tr.conflicts...)
+		default:
+			tr, err := traceOf(ctx, run, s)
+			if err != nil {
+				// A source that hides its contents (a Wrap around a Combine) reports its own conflicts: keep
+				// them in the list, below the path of that source, so they are not lost in a joined error.
+				if ce, ok := err.(*ConflictError); ok {
+					for _, cf := range ce.Conflicts {
+						cf.Sources = prepend(at+" "+sourceName(s)+" / ", cf.Sources)
+						out.conflicts = append(out.conflicts, cf)
+					}
+					continue
+				}
+				errs = append(errs, fmt.Errorf("%s %s: %w", at, sourceName(s), err))
+				continue
+			}
+			out.entries = append(out.entries, tr.repath(func(p string) string { return at + " " + p }).entries...)
+		}
+	}
+	if len(errs) > 0 {
+		return trail{}, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func prepend(prefix string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = prefix + s
+	}
+	return out
+}
+
+// Tools offers the tool alone, which makes a *Tool a [Source]: listed directly in [Combine], it is a standalone
+// tool.
+func (t *Tool) Tools(context.Context, *Run) ([]*Tool, error) {
+	return []*Tool{t}, nil
+}

@@ -1,0 +1,169 @@
+package toolset
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// A Conflict is one tool name contributed by more than one source.
+type Conflict struct {
+	// Name is the name the sources contribute.
+	Name string
+	// Sources names every contributing source by its path through the composition, in declaration order, such as
+	// `tools[0] Prefixed("db", Tickets)` or `tools[1] Combined(...)[0] Tickets`.
+	Sources []string
+}
+
+// ConflictError reports tool names that more than one source contributes. It lists every conflict found in one
+// turn, at every level of nesting, each with every contributing source, so one fix-and-rerun is enough.
+type ConflictError struct {
+	Conflicts []Conflict
+}
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	if len(e.Conflicts) == 1 {
+		b.WriteString("tool name conflict: ")
+		writeConflict(&b, e.Conflicts[0])
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d tool name conflicts:", len(e.Conflicts))
+	for _, c := range e.Conflicts {
+		b.WriteString("\n  - ")
+		writeConflict(&b, c)
+	}
+	return b.String()
+}
+
+func writeConflict(b *strings.Builder, c Conflict) {
+	fmt.Fprintf(b, "%q contributed by: %s", c.Name, strings.Join(c.Sources, ", "))
+}
+
+// An entry is one tool on its way through a composition, with the path of the source that contributed it.
+type entry struct {
+	tool *Tool
+	// path describes the route from the source that was asked down to the source that made the tool, such as
+	// `Prefixed("db", Tickets)`.
+	path string
+	// standalone marks a *Tool listed directly in a Combine: standalone tools may share a name (see Combine).
+	standalone bool
+}
+
+// A trail is what a composing source yields to the source around it: its tools with their origins, not yet
+// checked for conflicts, plus the conflicts found inside sources that hide their contents (such as a Wrap around
+// a Combine). Checking only at the outermost source is what lets one error list the conflicts of every level.
+type trail struct {
+	entries   []entry
+	conflicts []Conflict
+}
+
+// A tracer is a source of this package that can say where each of its tools came from.
+type tracer interface {
+	Source
+	trace(ctx context.Context, run *Run) (trail, error)
+}
+
+// traceOf asks src for its tools with their origins. Sources that are not tracers are leaves: every tool they
+// yield comes from them.
+func traceOf(ctx context.Context, run *Run, src Source) (trail, error) {
+	if src == nil {
+		return trail{}, fmt.Errorf("source is nil")
+	}
+	if t, ok := src.(tracer); ok {
+		return t.trace(ctx, run)
+	}
+	tools, err := src.Tools(ctx, run)
+	if err != nil {
+		return trail{}, err
+	}
+	name := sourceName(src)
+	es := make([]entry, len(tools))
+	for i, t := range tools {
+		if t == nil {
+			return trail{}, fmt.Errorf("%s yielded a nil tool", name)
+		}
+		es[i] = entry{tool: t, path: name}
+	}
+	return trail{entries: es}, nil
+}
+
+// repath rewrites the path of every entry and conflict source with f, as a Combine names the index of a source.
+// It changes tr in place.
+func (tr trail) repath(f func(string) string) trail {
+	for i := range tr.entries {
+		tr.entries[i].path = f(tr.entries[i].path)
+	}
+	for i := range tr.conflicts {
+		srcs := make([]string, len(tr.conflicts[i].Sources))
+		for j, s := range tr.conflicts[i].Sources {
+			srcs[j] = f(s)
+		}
+		tr.conflicts[i].Sources = srcs
+	}
+	return tr
+}
+
+// wrap is repath for a source that wraps another, such as a Prefix: a standalone tool inside it is part of the
+// wrapper now, no longer listed on its own.
+func (tr trail) wrap(f func(string) string) trail {
+	tr = tr.repath(f)
+	for i := range tr.entries {
+		tr.entries[i].standalone = false
+	}
+	return tr
+}
+
+// settle checks a trail for names contributed more than once and returns the tools it offers. Several
+// standalone tools of one name are not a conflict: the first is offered (see Combine).
+func (tr trail) settle() ([]*Tool, error) {
+	conflicts := append([]Conflict(nil), tr.conflicts...)
+	groups := make(map[string][]int, len(tr.entries))
+	var order []string
+	for i, e := range tr.entries {
+		if _, ok := groups[e.tool.Name]; !ok {
+			order = append(order, e.tool.Name)
+		}
+		groups[e.tool.Name] = append(groups[e.tool.Name], i)
+	}
+	tools := make([]*Tool, 0, len(order))
+	for _, name := range order {
+		idx := groups[name]
+		if len(idx) == 1 || allStandalone(tr.entries, idx) {
+			tools = append(tools, tr.entries[idx[0]].tool)
+			continue
+		}
+		c := Conflict{Name: name, Sources: make([]string, len(idx))}
+		for j, i := range idx {
+			c.Sources[j] = tr.entries[i].path
+		}
+		conflicts = append(conflicts, c)
+	}
+	if len(conflicts) > 0 {
+		return nil, &ConflictError{Conflicts: conflicts}
+	}
+	return tools, nil
+}
+
+func allStandalone(es []entry, idx []int) bool {
+	for _, i := range idx {
+		if !es[i].standalone {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceName is what src is called in paths and error messages: its SourceName when it has one, a standalone
+// tool by its name, otherwise its Go type, such as toolset.SourceFunc.
+func sourceName(src Source) string {
+	switch s := src.(type) {
+	case nil:
+		return "<nil>"
+	case Named:
+		return s.SourceName()
+	case *Tool:
+		return fmt.Sprintf("tool %q", s.Name)
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", src), "*")
+}

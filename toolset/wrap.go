@@ -1,0 +1,72 @@
+package toolset
+
+import (
+	"context"
+	"fmt"
+)
+
+// A WrapFunc transforms the tools a source offers for one turn. The slice is its own to change; the tools are
+// shared, so change a tool by cloning it ([Tool.Clone]) and returning the clone.
+type WrapFunc func(ctx context.Context, run *Run, tools []*Tool) ([]*Tool, error)
+
+// Wrapped is a source that offers the tools of another as a function transforms them. Make one with [Wrap].
+type Wrapped struct {
+	src  Source
+	fn   WrapFunc
+	name string
+}
+
+// Wrap offers the tools of src as fn transforms them every turn: fn may change descriptions, add, drop or reorder
+// tools, or replace each tool's Invoke to run code around every call of the toolset's tools (toolset-scoped
+// middleware).
+//
+// Wrap is a function rather than a type to embed: in Go, a source with its own behaviour is any type with a Tools
+// method, and one that wraps another calls the inner Tools itself. Wrap covers the common case in one call.
+//
+// A wrapped source hides where its tools came from: a conflict inside src is reported below the wrapper's name, and
+// the tools fn returns are checked for names that appear twice.
+func Wrap(src Source, fn WrapFunc) *Wrapped {
+	return &Wrapped{src: src, fn: fn}
+}
+
+// Named returns w named name in error messages instead of "Wrapped(...)", as "Tagged(Tickets)" for a wrapper that
+// tags descriptions. It returns w.
+func (w *Wrapped) Named(name string) *Wrapped {
+	w.name = name
+	return w
+}
+
+// SourceName returns the source's name in error messages: the name given to [Wrapped.Named] around the wrapped
+// source's name, or "Wrapped(Tickets)".
+func (w *Wrapped) SourceName() string {
+	name := w.name
+	if name == "" {
+		name = "Wrapped"
+	}
+	return name + "(" + sourceName(w.src) + ")"
+}
+
+// Tools returns the wrapped source's tools for this turn, transformed.
+func (w *Wrapped) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
+	if w.src == nil {
+		return nil, fmt.Errorf("%s: source is nil", w.SourceName())
+	}
+	tools, err := w.src.Tools(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	if w.fn != nil {
+		if tools, err = w.fn(ctx, run, tools); err != nil {
+			return nil, fmt.Errorf("%s: %w", w.SourceName(), err)
+		}
+	}
+	name := w.SourceName()
+	tr := trail{entries: make([]entry, len(tools))}
+	for i, t := range tools {
+		if t == nil {
+			return nil, fmt.Errorf("%s returned a nil tool", name)
+		}
+		tr.entries[i] = entry{tool: t, path: name}
+	}
+	return tr.settle()
+}
