@@ -1,0 +1,61 @@
+// Package schematest checks generated JSON Schemas in tests: each must be a valid draft 2020-12 schema, compile,
+// and have every $ref resolve.
+package schematest
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// metaschema is the draft 2020-12 metaschema, which the library carries built in.
+const metaschema = "https://json-schema.org/draft/2020-12/schema"
+
+// Compile checks doc against the 2020-12 metaschema and compiles it, with the vocabularies asserted, as draft
+// 2020-12. Compiling resolves every $ref, so a dangling one is an error.
+func Compile(doc []byte) (*jsonschema.Schema, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not JSON: %w", err)
+	}
+	meta, err := jsonschema.NewCompiler().Compile(metaschema)
+	if err != nil {
+		return nil, fmt.Errorf("compile the metaschema: %w", err)
+	}
+	if err := meta.Validate(v); err != nil {
+		return nil, fmt.Errorf("schema is not valid against the 2020-12 metaschema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertVocabs()
+	const loc = "mem://tool/schema.json"
+	if err := c.AddResource(loc, v); err != nil {
+		return nil, fmt.Errorf("add schema: %w", err)
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	return s, nil
+}
+
+// Validate reports whether the JSON document inst is valid against s, with the validator's message if not.
+func Validate(s *jsonschema.Schema, inst []byte) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(inst))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	// UnmarshalJSON reads one value; trailing data makes the document invalid, as encoding/json says.
+	return s.Validate(v)
+}
+
+// Short shortens a validation error to its first line, for test logs.
+func Short(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
