@@ -65,42 +65,30 @@ func (c *Combined) collect(ctx context.Context, run *Run, label string) (trail, 
 	)
 	for i, src := range c.srcs {
 		at := fmt.Sprintf("%s[%d]", label, i)
-		switch s := src.(type) {
-		case nil:
-			errs = append(errs, fmt.Errorf("%s is nil", at))
-		case *Tool:
-			out.entries = append(out.entries, entry{tool: s, path: at + " " + sourceName(s), standalone: true})
-		case tracer:
-			tr, err := s.trace(ctx, run)
-			if err != nil {
-				if _, nested := s.(*Combined); nested {
-					// The nested Combine's error already starts with its label.
-					errs = append(errs, fmt.Errorf("%s %w", at, err))
-				} else {
-					errs = append(errs, fmt.Errorf("%s %s: %w", at, sourceName(s), err))
-				}
-				continue
-			}
-			tr = tr.repath(func(p string) string { return at + " " + p })
-			out.entries = append(out.entries, tr.entries...)
-			out.conflicts = append(out.conflicts, tr.conflicts...)
-		default:
-			tr, err := traceOf(ctx, run, s)
-			if err != nil {
-				// A source that hides its contents (a Wrap around a Combine) reports its own conflicts: keep
-				// them in the list, below the path of that source, so they are not lost in a joined error.
-				if ce, ok := err.(*ConflictError); ok {
+		under := func(p string) string { return at + " " + p }
+		if t, ok := src.(*Tool); ok && t != nil {
+			out.entries = append(out.entries, entry{tool: t, path: under(sourceName(t)), standalone: true})
+			continue
+		}
+		tr, err := traceOf(ctx, run, src)
+		if err != nil {
+			// A source that hides its contents (a Wrap around a Combine) reports its own conflicts: keep them in
+			// the list, below the path of that source, so they are not lost in a joined error.
+			if pe, ok := err.(*pathError); ok {
+				if ce, ok := pe.err.(*ConflictError); ok {
 					for _, cf := range ce.Conflicts {
-						cf.Sources = prepend(at+" "+sourceName(s)+" / ", cf.Sources)
+						cf.Sources = prepend(under(pe.path)+" / ", cf.Sources)
 						out.conflicts = append(out.conflicts, cf)
 					}
 					continue
 				}
-				errs = append(errs, fmt.Errorf("%s %s: %w", at, sourceName(s), err))
-				continue
 			}
-			out.entries = append(out.entries, tr.repath(func(p string) string { return at + " " + p }).entries...)
+			errs = append(errs, repathErr(err, under))
+			continue
 		}
+		tr = tr.repath(under)
+		out.entries = append(out.entries, tr.entries...)
+		out.conflicts = append(out.conflicts, tr.conflicts...)
 	}
 	if len(errs) > 0 {
 		return trail{}, errors.Join(errs...)

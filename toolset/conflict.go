@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -67,21 +68,24 @@ type tracer interface {
 // traceOf asks src for its tools with their origins. Sources that are not tracers are leaves: every tool they
 // yield comes from them.
 func traceOf(ctx context.Context, run *Run, src Source) (trail, error) {
+	name := sourceName(src)
 	if src == nil {
-		return trail{}, fmt.Errorf("source is nil")
+		return trail{}, &pathError{path: name, err: errors.New("source is nil")}
 	}
 	if t, ok := src.(tracer); ok {
 		return t.trace(ctx, run)
 	}
 	tools, err := src.Tools(ctx, run)
 	if err != nil {
-		return trail{}, err
+		if pe, ok := err.(*pathError); ok && pe.path == name {
+			return trail{}, err // a Wrap names itself already
+		}
+		return trail{}, &pathError{path: name, err: err}
 	}
-	name := sourceName(src)
 	es := make([]entry, len(tools))
 	for i, t := range tools {
 		if t == nil {
-			return trail{}, fmt.Errorf("%s yielded a nil tool", name)
+			return trail{}, &pathError{path: name, err: errors.New("yielded a nil tool")}
 		}
 		es[i] = entry{tool: t, path: name}
 	}
@@ -166,4 +170,31 @@ func sourceName(src Source) string {
 		return fmt.Sprintf("tool %q", s.Name)
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", src), "*")
+}
+
+// A pathError is the error of one source in a composition, named by its path like the sources of a [Conflict],
+// such as `tools[2] Prefixed("x", Reports): connection refused`.
+type pathError struct {
+	path string
+	err  error
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
+
+func (e *pathError) Unwrap() error { return e.err }
+
+// repathErr rewrites the paths in err, a *pathError or several joined, with f, as [trail.repath] does.
+func repathErr(err error, f func(string) string) error {
+	switch e := err.(type) {
+	case *pathError:
+		return &pathError{path: f(e.path), err: e.err}
+	case interface{ Unwrap() []error }:
+		errs := e.Unwrap()
+		out := make([]error, len(errs))
+		for i, x := range errs {
+			out[i] = repathErr(x, f)
+		}
+		return errors.Join(out...)
+	}
+	return err
 }

@@ -45,7 +45,7 @@ func (f *Filtered) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
 func (f *Filtered) trace(ctx context.Context, run *Run) (trail, error) {
 	tr, err := traceOf(ctx, run, f.src)
 	if err != nil {
-		return trail{}, err
+		return trail{}, repathErr(err, f.name)
 	}
 	kept := tr.entries[:0]
 	for _, e := range tr.entries {

@@ -2,6 +2,7 @@ package toolset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -53,17 +54,17 @@ func (p *Prefixed) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
 
 func (p *Prefixed) trace(ctx context.Context, run *Run) (trail, error) {
 	if p.prefix == "" {
-		return trail{}, fmt.Errorf("%s: the prefix is empty", p.SourceName())
+		return trail{}, &pathError{path: p.SourceName(), err: errors.New("the prefix is empty")}
 	}
 	tr, err := traceOf(ctx, run, p.src)
 	if err != nil {
-		return trail{}, err
+		return trail{}, repathErr(err, p.name)
 	}
 	for i, e := range tr.entries {
 		name := p.prefix + p.sep + e.tool.Name
 		if !validSurfaceName(name) {
-			return trail{}, fmt.Errorf("%s: %q is not a valid tool name: use letters, digits, '_' and '-', at most %d bytes",
-				p.SourceName(), name, maxNameLen)
+			return trail{}, &pathError{path: p.SourceName(), err: fmt.Errorf(
+				"%q is not a valid tool name: use letters, digits, '_' and '-', at most %d bytes", name, maxNameLen)}
 		}
 		tr.entries[i].tool = withName(e.tool, name)
 	}

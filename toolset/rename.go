@@ -3,6 +3,7 @@ package toolset
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,13 +51,13 @@ func (r *Renamed) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
 func (r *Renamed) trace(ctx context.Context, run *Run) (trail, error) {
 	tr, err := traceOf(ctx, run, r.src)
 	if err != nil {
-		return trail{}, err
+		return trail{}, repathErr(err, r.name)
 	}
 	if len(r.renames) == 0 {
 		return tr.wrap(r.name), nil
 	}
 	if err := r.check(tr.entries); err != nil {
-		return trail{}, fmt.Errorf("%s: %w", r.SourceName(), err)
+		return trail{}, &pathError{path: r.SourceName(), err: err}
 	}
 	for i, e := range tr.entries {
 		if to, ok := r.renames[e.tool.Name]; ok && to != e.tool.Name {
@@ -105,7 +106,7 @@ func (r *Renamed) check(es []entry) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s", strings.Join(problems, "; "))
+	return errors.New(strings.Join(problems, "; "))
 }
 
 // withName returns a clone of t offered as name. Configure is wrapped so that a configured copy keeps the name:

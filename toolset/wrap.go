@@ -2,7 +2,7 @@ package toolset
 
 import (
 	"context"
-	"fmt"
+	"errors"
 )
 
 // A WrapFunc transforms the tools a source offers for one turn. The slice is its own to change; the tools are
@@ -48,23 +48,26 @@ func (w *Wrapped) SourceName() string {
 
 // Tools returns the wrapped source's tools for this turn, transformed.
 func (w *Wrapped) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
+	name := w.SourceName()
 	if w.src == nil {
-		return nil, fmt.Errorf("%s: source is nil", w.SourceName())
+		return nil, &pathError{path: name, err: errors.New("source is nil")}
 	}
 	tools, err := w.src.Tools(ctx, run)
 	if err != nil {
-		return nil, err
+		if _, ok := err.(*ConflictError); ok {
+			return nil, err // kept as is, so that a Combine around w lists these conflicts with its own
+		}
+		return nil, &pathError{path: name, err: err}
 	}
 	if w.fn != nil {
 		if tools, err = w.fn(ctx, run, tools); err != nil {
-			return nil, fmt.Errorf("%s: %w", w.SourceName(), err)
+			return nil, &pathError{path: name, err: err}
 		}
 	}
-	name := w.SourceName()
 	tr := trail{entries: make([]entry, len(tools))}
 	for i, t := range tools {
 		if t == nil {
-			return nil, fmt.Errorf("%s returned a nil tool", name)
+			return nil, &pathError{path: name, err: errors.New("returned a nil tool")}
 		}
 		tr.entries[i] = entry{tool: t, path: name}
 	}
