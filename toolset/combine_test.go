@@ -101,6 +101,16 @@ func TestCombineConflicts(t *testing.T) {
 			}}},
 		},
 		{
+			name: "nested inside a rename",
+			build: func() toolset.Source {
+				return toolset.Combine(toolset.Rename(
+					toolset.Combine(newCompSource("Tickets", "q"), newCompSource("Reports", "q")), map[string]string{"q": "r"}))
+			},
+			want: []toolset.Conflict{{Name: "r", Sources: []string{
+				"tools[0] Renamed(Combined(...)[0] Tickets)", "tools[0] Renamed(Combined(...)[1] Reports)",
+			}}},
+		},
+		{
 			name: "several at once, every source",
 			build: func() toolset.Source {
 				return toolset.Combine(

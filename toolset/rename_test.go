@@ -83,7 +83,9 @@ func TestRenameCopiesMap(t *testing.T) {
 
 func TestRenameInsideFilter(t *testing.T) {
 	// A key naming a tool that a filter hides is an error outside the filter and fine inside it.
-	hideA := func(_ context.Context, _ *toolset.Run, t *toolset.Tool) (bool, error) { return t.ID != "Tickets.a", nil }
+	hideA := func(_ context.Context, _ *toolset.Run, t *toolset.Tool) (bool, error) {
+		return t.ID != "Tickets.a", nil
+	}
 	m := map[string]string{"a": "x"}
 	is := is.New(t)
 
