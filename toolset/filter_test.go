@@ -90,7 +90,9 @@ func TestFilterLogsByDefault(t *testing.T) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
 	defer slog.SetDefault(prev)
 
-	pred := func(context.Context, *toolset.Run, *toolset.Tool) (bool, error) { return false, errors.New("lookup failed") }
+	pred := func(context.Context, *toolset.Run, *toolset.Tool) (bool, error) {
+		return false, errors.New("lookup failed")
+	}
 	tools, err := toolset.Filter(newCompSource("Ops", "restart_db"), pred).Tools(context.Background(), nil)
 	is.NoErr(err)
 	is.Equal(len(tools), 0)
