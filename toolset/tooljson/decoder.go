@@ -150,21 +150,18 @@ func (d *Decoder) writePath(sb *strings.Builder, n int) {
 	}
 }
 
-// subject names the current value at the start of a message.
-func (d *Decoder) subject() string {
-	p := d.Path()
-	if p == "" {
-		return "arguments"
-	}
-	return strconv.Quote(p)
-}
-
-// failValue records `<subject> <predicate>` at the current path.
+// failValue records `"path" predicate` at the current path; the top-level
+// value is called "arguments".
 func (d *Decoder) failValue(predicate string) {
 	if d.err != nil {
 		return
 	}
-	d.err = &Error{Path: d.Path(), Message: d.subject() + " " + predicate}
+	p := d.Path()
+	subject := "arguments"
+	if p != "" {
+		subject = strconv.Quote(p)
+	}
+	d.err = &Error{Path: p, Message: subject + " " + predicate}
 }
 
 // syntax records invalid JSON at offset at.
