@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Agent is embedded in a struct to make it an agent. The struct's Declare method describes the agent with chains
+// on the embedded Agent, one statement each:
+//
+//	type Support struct{ agent.Agent }
+//
+//	func (a *Support) Declare() {
+//		a.WithInstructions("You help customers with their support tickets.")
+//		a.WithModel("openai", "gpt-4.1-mini").Configurable()
+//		a.WithTemperature(0.2).Configurable()
+//		a.WithMaxIterations(20)
+//		agent.Use[*Tickets](a).Exclude((*Tickets).CloseTicket)
+//	}
+//
+// At run time the chains only record values (instructions, option defaults, which options a tenant may set). What
+// a pick such as (*Tickets).CloseTicket means is decided by generated code: see [Declaration].
+type Agent struct {
+	name         string
+	instructions string
+	chat         chatDefaults
+	runOpts      runDefaults
+	configurable []string
+	uses         []*ToolsetUse
+	declared     bool
+}
+
+// chatDefaults are the chat options an agent's code sets.
+type chatDefaults struct {
+	provider    string
+	model       string
+	temperature *float64
+	topP        *float64
+	maxTokens   *int
+	seed        *int64
+	stop        []string
+}
+
+// runDefaults are the run options an agent's code sets; zero values mean the package defaults.
+type runDefaults struct {
+	maxIterations        *int
+	maxRetries           *int
+	maxConsecutiveErrors *int
+	concurrentTools      bool
+}
+
+// declarer is implemented by every struct that embeds Agent.
+type declarer interface {
+	base() *Agent
+	Declare()
+}
+
+func (a *Agent) base() *Agent { return a }
+
+// WithName names the agent in telemetry and in the author name of its messages. The default is the struct's type
+// name as the generated declaration gives it, or "agent".
+func (a *Agent) WithName(name string) { a.name = name }
+
+// WithInstructions sets the system instructions the model reads first.
+func (a *Agent) WithInstructions(text string) { a.instructions = text }
+
+// An OptionBuilder refines one option an agent sets.
+type OptionBuilder struct {
+	a    *Agent
+	name string
+}
+
+// Configurable lets stored settings and a run's settings change the option. Options are fixed in code unless
+// marked.
+func (b *OptionBuilder) Configurable() *OptionBuilder {
+	if !slices.Contains(b.a.configurable, b.name) {
+		b.a.configurable = append(b.a.configurable, b.name)
+	}
+	return b
+}
+
+func (a *Agent) option(name string) *OptionBuilder { return &OptionBuilder{a: a, name: name} }
+
+// WithModel sets the provider (a name registered in the host's [chat.Providers]) and the model. Marking it
+// Configurable opens both "provider" and "model" to settings.
+func (a *Agent) WithModel(provider, model string) *OptionBuilder {
+	a.chat.provider, a.chat.model = provider, model
+	return a.option(OptionModel)
+}
+
+// WithTemperature sets the sampling temperature.
+func (a *Agent) WithTemperature(t float64) *OptionBuilder {
+	a.chat.temperature = &t
+	return a.option(OptionTemperature)
+}
+
+// WithTopP sets nucleus sampling.
+func (a *Agent) WithTopP(p float64) *OptionBuilder {
+	a.chat.topP = &p
+	return a.option(OptionTopP)
+}
+
+// WithMaxTokens bounds the tokens of each response.
+func (a *Agent) WithMaxTokens(n int) *OptionBuilder {
+	a.chat.maxTokens = &n
+	return a.option(OptionMaxTokens)
+}
+
+// WithSeed asks the provider for reproducible sampling.
+func (a *Agent) WithSeed(seed int64) *OptionBuilder {
+	a.chat.seed = &seed
+	return a.option(OptionSeed)
+}
+
+// WithStop sets stop sequences.
+func (a *Agent) WithStop(stop ...string) *OptionBuilder {
+	a.chat.stop = stop
+	return a.option(OptionStop)
+}
+
+// WithMaxIterations bounds the model calls of one run (default 40). Run options are always open to settings.
+func (a *Agent) WithMaxIterations(n int) { a.runOpts.maxIterations = &n }
+
+// WithMaxRetries bounds how many steps in a row one tool may ask the model to retry (default 3).
+func (a *Agent) WithMaxRetries(n int) { a.runOpts.maxRetries = &n }
+
+// WithMaxConsecutiveErrors sets how many rounds in a row may have a failing tool call before the run ends
+// (default 3; 0 ends the run at the first failing round).
+func (a *Agent) WithMaxConsecutiveErrors(n int) { a.runOpts.maxConsecutiveErrors = &n }
+
+// WithConcurrentTools runs the tool calls of one response concurrently instead of in order.
+func (a *Agent) WithConcurrentTools() { a.runOpts.concurrentTools = true }
+
+// The names of the chat options in settings documents and in [Declaration.Configurable].
+const (
+	OptionProvider    = "provider"
+	OptionModel       = "model"
+	OptionTemperature = "temperature"
+	OptionTopP        = "top_p"
+	OptionMaxTokens   = "max_tokens"
+	OptionSeed        = "seed"
+	OptionStop        = "stop"
+)
+
+// declare runs the agent's Declare once and returns the recorded values.
+func declare(d declarer) (*Agent, error) {
+	a := d.base()
+	if a.declared {
+		return a, nil
+	}
+	var err error
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("agent %T: Declare panicked: %v", d, v)
+			}
+		}()
+		d.Declare()
+	}()
+	if err != nil {
+		return nil, err
+	}
+	// WithModel marked Configurable opens the provider too.
+	if slices.Contains(a.configurable, OptionModel) && !slices.Contains(a.configurable, OptionProvider) {
+		a.configurable = append(a.configurable, OptionProvider)
+	}
+	a.declared = true
+	return a, nil
+}

@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// DeniedText is what the model reads of a rejected call when the answer gives no reason.
+const DeniedText = "The tool call was denied."
+
+// unansweredText is what the model reads of a call whose request the next run did not answer.
+const unansweredText = "The tool call was not run: nobody approved it."
+
+// approvals sits above the tool loop. Before the first pass it binds the answers in the input to the open requests
+// of the history, and runs or rejects those calls. After each pass it decides the new requests it can (rules,
+// standing approvals, auto mode) and starts another pass; what is left ends the run as pending. It also applies
+// the run's mode to the tools offered.
+type approvals struct {
+	next chat.Client
+	st   *runState
+}
+
+func (a *approvals) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	return a.run(ctx, msgs, opts, nil)
+}
+
+func (a *approvals) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return streamOf(func(emit emitFunc) (*chat.Response, error) { return a.run(ctx, msgs, opts, emit) })
+}
+
+// resolution is a request's decided fate.
+type resolution struct {
+	req      chat.ApprovalRequest
+	approved bool
+	reason   string
+}
+
+func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
+	st := a.st
+	st.visible = opts.Tools
+	out := &chat.Response{}
+
+	msgs, open, err := a.bind(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	if len(open) > 0 {
+		res := a.resolve(ctx, open, opts)
+		if err := a.add(out, res, emit); err != nil {
+			return out, err
+		}
+		msgs = append(slices.Clip(msgs), res...)
+	}
+
+	for st.remaining > 0 {
+		resp, err := callNext(ctx, a.next, msgs, st.modeOptions(opts), emit, false)
+		if resp != nil {
+			out.Messages = append(out.Messages, resp.Messages...)
+			out.Usage = out.Usage.Add(resp.Usage)
+			out.ID, out.Model, out.FinishReason = resp.ID, resp.Model, resp.FinishReason
+		}
+		if err != nil {
+			return out, err
+		}
+		reqs := requestsIn(resp.Messages)
+		if len(reqs) == 0 {
+			return out, nil
+		}
+		var decided []resolution
+		var asked []chat.ApprovalRequest
+		for _, r := range reqs {
+			switch a.st.decide(ctx, a.tool(r.ToolID, opts), r) {
+			case Allow:
+				decided = append(decided, resolution{req: r, approved: true})
+			case Deny:
+				decided = append(decided, resolution{req: r, reason: DeniedText})
+			default:
+				asked = append(asked, r)
+			}
+		}
+		if len(asked) > 0 {
+			// The decided requests wait with the rest: the next run decides them again, the same way.
+			st.pending = asked
+			return out, nil
+		}
+		res := a.resolve(ctx, decided, opts)
+		if err := a.add(out, res, emit); err != nil {
+			return out, err
+		}
+		msgs = append(append(slices.Clip(msgs), stripApprovals(resp.Messages)...), res...)
+	}
+	return out, nil
+}
+
+// add appends messages to the response and emits them.
+func (a *approvals) add(out *chat.Response, msgs []chat.Message, emit emitFunc) error {
+	out.Messages = append(out.Messages, msgs...)
+	if emit == nil {
+		return nil
+	}
+	for _, m := range msgs {
+		if !emit(chat.Update{Role: m.Role, AuthorName: m.AuthorName, Parts: m.Parts}) {
+			return errStopped
+		}
+	}
+	return nil
+}
+
+// tool finds the tool of a request by its identity, among the tools the run was given and plan mode's own.
+func (a *approvals) tool(id string, opts *chat.Options) *toolset.Tool {
+	if id == ExitPlanModeID {
+		return a.st.h.exitPlan
+	}
+	return findToolID(opts.Tools, id)
+}
+
+// bind checks the answers in msgs against the requests there and returns msgs without approval parts (no provider
+// reads them) and the open requests, each with its answer or, failing one, the decision of the rules.
+func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Message, []resolution, error) {
+	if !hasApprovalParts(msgs) {
+		return msgs, nil, nil
+	}
+	type request struct {
+		req      chat.ApprovalRequest
+		answered bool
+		answer   chat.ApprovalAnswer
+	}
+	var reqs []*request
+	resultAt := map[string]int{} // call ID -> index of the first message holding its result
+	for i, m := range msgs {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ApprovalRequest:
+				if p.ID != requestID(p.Call, p.ToolID) {
+					return nil, nil, &ApprovalError{RequestID: p.ID, Reason: ApprovalTampered}
+				}
+				reqs = append(reqs, &request{req: p})
+			case chat.ToolResult:
+				if _, ok := resultAt[p.CallID]; !ok {
+					resultAt[p.CallID] = i
+				}
+			}
+		}
+	}
+	for i, m := range msgs {
+		for _, p := range m.Parts {
+			ans, ok := p.(chat.ApprovalAnswer)
+			if !ok {
+				continue
+			}
+			j := slices.IndexFunc(reqs, func(r *request) bool { return r.req.ID == ans.RequestID })
+			if j < 0 {
+				return nil, nil, &ApprovalError{RequestID: ans.RequestID, Reason: ApprovalUnknown}
+			}
+			r := reqs[j]
+			if at, closed := resultAt[r.req.Call.ID]; closed {
+				if i > at {
+					return nil, nil, &ApprovalError{RequestID: ans.RequestID, Reason: ApprovalClosed}
+				}
+				// The answer that closed the request, earlier in the conversation: only its standing approval counts.
+				if ans.Approved {
+					a.st.stand(r.req, ans.Always)
+				}
+				continue
+			}
+			if r.answered {
+				return nil, nil, &ApprovalError{RequestID: ans.RequestID, Reason: ApprovalAnsweredTwice}
+			}
+			r.answered, r.answer = true, ans
+			if ans.Approved {
+				a.st.stand(r.req, ans.Always)
+			}
+		}
+	}
+	var open []resolution
+	for _, r := range reqs {
+		if _, closed := resultAt[r.req.Call.ID]; closed {
+			continue
+		}
+		res := resolution{req: r.req}
+		switch {
+		case r.answered:
+			res.approved, res.reason = r.answer.Approved, r.answer.Reason
+			if !res.approved && res.reason == "" {
+				res.reason = DeniedText
+			}
+		default:
+			switch a.st.decide(ctx, a.tool(r.req.ToolID, &chat.Options{Tools: a.st.visible}), r.req) {
+			case Allow:
+				res.approved = true
+			case Deny:
+				res.reason = DeniedText
+			default:
+				res.reason = unansweredText
+			}
+		}
+		open = append(open, res)
+	}
+	return stripApprovals(msgs), open, nil
+}
+
+// resolve runs the approved calls and rejects the others. It returns an assistant message with the calls, exactly
+// as their requests showed them, and a tool message with their results.
+func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Options) []chat.Message {
+	st := a.st
+	calls := make([]chat.Part, len(rs))
+	results := make([]chat.Part, len(rs))
+	for i, r := range rs {
+		call := r.req.Call
+		calls[i] = call
+		if !r.approved {
+			if r.req.ToolID == ExitPlanModeID {
+				results[i] = chat.ToolResult{CallID: call.ID, Error: "The plan was not approved: " + r.reason + " Stay in plan mode and revise it."}
+				continue
+			}
+			results[i] = chat.ToolResult{CallID: call.ID, Error: r.reason}
+			continue
+		}
+		if r.req.ToolID == ExitPlanModeID {
+			st.mode, st.run.Mode = ModeDefault, ModeDefault
+			results[i] = chat.ToolResult{CallID: call.ID, Result: planApprovedText}
+			continue
+		}
+		t := a.tool(r.req.ToolID, opts)
+		switch {
+		case t == nil:
+			results[i] = chat.ToolResult{CallID: call.ID, Error: fmt.Sprintf("tool %q is no longer available", call.Name)}
+		case st.mode == ModePlan && !t.ReadOnly:
+			results[i] = chat.ToolResult{CallID: call.ID, Error: st.missingText(call.Name, nil)}
+		default:
+			results[i], _ = st.invoke(ctx, t, call)
+		}
+	}
+	return []chat.Message{
+		{Role: chat.RoleAssistant, AuthorName: st.name, Parts: calls},
+		{Role: chat.RoleTool, AuthorName: st.name, Parts: results},
+	}
+}
+
+// requestsIn returns the approval requests of msgs.
+func requestsIn(msgs []chat.Message) []chat.ApprovalRequest {
+	var out []chat.ApprovalRequest
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(chat.ApprovalRequest); ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+func hasApprovalParts(msgs []chat.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch p.(type) {
+			case chat.ApprovalRequest, chat.ApprovalAnswer:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stripApprovals returns msgs without approval requests and answers, dropping messages left empty.
+func stripApprovals(msgs []chat.Message) []chat.Message {
+	if !hasApprovalParts(msgs) {
+		return msgs
+	}
+	out := make([]chat.Message, 0, len(msgs))
+	for _, m := range msgs {
+		var parts []chat.Part
+		for _, p := range m.Parts {
+			switch p.(type) {
+			case chat.ApprovalRequest, chat.ApprovalAnswer:
+			default:
+				parts = append(parts, p)
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		m.Parts = parts
+		out = append(out, m)
+	}
+	return out
+}

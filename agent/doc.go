@@ -1,0 +1,37 @@
+// Package agent runs agents over toolsets.
+//
+// An agent is a struct that embeds [Agent] and describes itself in a Declare method: its instructions, its chat
+// options and which of them a tenant may change, its run options, and the toolsets it uses:
+//
+//	type Support struct{ agent.Agent }
+//
+//	func (a *Support) Declare() {
+//		a.WithInstructions("You help customers with their support tickets.")
+//		a.WithModel("openai", "gpt-4.1-mini").Configurable()
+//		agent.Use[*Tickets](a).Exclude((*Tickets).CloseTicket)
+//	}
+//
+// A [Host] runs it with the toolset instances and a model client:
+//
+//	host, err := agent.NewHost(&Support{}, agent.Config{
+//		Toolsets:  []toolset.Source{&Tickets{Client: client}},
+//		Providers: providers,
+//	})
+//	res, err := host.Run(ctx, agent.Text("Where is ticket 4711?"), agent.SettingsID("tenant-42"))
+//
+// # A run
+//
+// A run is a chain of [chat.Client] decorators over the provider's client, outermost first: run middleware,
+// context providers, approval and modes, author names, the tool loop, unique call ids, and the provider's client.
+// The tool loop calls the model and the tools it asks for until the model answers in text, bounded by the run's
+// budget of model calls. Every error a model can cause (bad arguments, an unknown or hidden tool, a failing or
+// panicking tool) goes back to it as a message it can act on.
+//
+// # Approval and modes
+//
+// Calls to tools that require approval wait. Rules, standing approvals and auto mode answer what they can; the
+// rest end the run with [Result.Pending], answered in the next run with [Approve] or [Reject]. In plan mode the run
+// offers only read-only tools and exit_plan_mode, whose approval ends plan mode.
+//
+// See docs/how-a-run-works.md and docs/tool-approval.md.
+package agent

@@ -1,0 +1,321 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// Config is what a [Host] runs an agent with. Only a client (Client or Providers) is required.
+type Config struct {
+	// Toolsets are the toolset instances the agent's [Use] calls pick from, by type. Instances the agent does
+	// not use are not offered.
+	Toolsets []toolset.Source
+	// Tools are offered to every run in addition to the agent's uses, such as composed sources ([toolset.Prefix]
+	// and the like), MCP servers' tools or tools built by hand.
+	Tools []toolset.Source
+
+	// Client answers every run when set. Otherwise Providers is asked for the client of the run's provider and
+	// model.
+	Client    chat.Client
+	Providers *chat.Providers
+
+	// Settings returns the tenant's stored settings; nil means none.
+	Settings SettingsSource
+
+	// Middleware wraps each pass of a run, outermost first, streaming included.
+	Middleware []chat.Middleware
+	// ContextProviders add instructions, messages and tools to each run.
+	ContextProviders []ContextProvider
+	// Rules decide approval requests before anyone is asked; the first decision other than Ask wins.
+	Rules []Rule
+	// ToolMiddleware wraps every tool invocation, outermost first.
+	ToolMiddleware []ToolMiddleware
+	// Inner wraps the provider's client below the tool loop, outermost first: the place for checkpoints and
+	// compaction, which see every model call of the loop.
+	Inner []chat.Middleware
+	// Instrument, when not nil, wraps the provider's client innermost, for telemetry.
+	Instrument func(chat.Client) chat.Client
+
+	// HideToolErrors sends the model `tool "x" failed` instead of a failing tool's error message. Retry requests
+	// and argument errors are always shown: they are written for the model.
+	HideToolErrors bool
+	// MaxResultBytes caps the JSON of one tool result; a longer result is cut and the model told so. Zero means
+	// 64 KiB; negative means no cap.
+	MaxResultBytes int
+	// ToolTimeout bounds each tool call. A tool still running when it passes is abandoned and the model told it
+	// timed out. Zero means no bound beyond the run's context.
+	ToolTimeout time.Duration
+	// Logger receives what the model must not read, such as a panicking tool's stack. Nil discards it.
+	Logger *slog.Logger
+}
+
+// A Host runs one agent. It is safe for concurrent use: each run builds its own pipeline.
+type Host struct {
+	cfg      Config
+	agent    *Agent
+	decl     Declaration
+	uses     []hostUse
+	invoker  ToolInvoker
+	exitPlan *toolset.Tool
+}
+
+// hostUse is one of the agent's toolset uses, bound to its instance.
+type hostUse struct {
+	src              toolset.Source
+	include, exclude []string
+}
+
+// NewHost returns a host for the agent a, a pointer to a struct that embeds [Agent]. It runs a's Declare once and
+// binds its toolset uses to the instances in cfg.Toolsets.
+func NewHost(a interface{ base() *Agent; Declare() }, cfg Config) (*Host, error) {
+	ag, err := declare(a)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
+	if d, ok := a.(Declared); ok {
+		h.decl = d.TypeshiftDeclaration()
+	} else {
+		h.decl = Declaration{Name: "agent"}
+		for _, u := range ag.uses {
+			if u.includes+u.excludes > 0 {
+				return nil, fmt.Errorf("agent %T picks tools with Include or Exclude but has no generated declaration: run go generate", a)
+			}
+			h.decl.Uses = append(h.decl.Uses, UseDeclaration{Index: u.index})
+		}
+	}
+	if ag.name != "" {
+		h.decl.Name = ag.name
+	}
+	if h.decl.Configurable == nil {
+		h.decl.Configurable = ag.configurable
+	}
+	if h.decl.SettingsKind == "" {
+		h.decl.SettingsKind = h.decl.Name
+	}
+	if len(h.decl.Uses) != len(ag.uses) {
+		return nil, fmt.Errorf("agent %s makes %d toolset uses but its declaration knows %d: %w", h.decl.Name, len(ag.uses), len(h.decl.Uses), toolset.ErrStale)
+	}
+	for _, d := range h.decl.Uses {
+		if d.Index < 0 || d.Index >= len(ag.uses) {
+			return nil, fmt.Errorf("agent %s: declaration names use %d of %d: %w", h.decl.Name, d.Index, len(ag.uses), toolset.ErrStale)
+		}
+		u := ag.uses[d.Index]
+		var found []toolset.Source
+		for _, s := range cfg.Toolsets {
+			if u.match(s) {
+				found = append(found, s)
+			}
+		}
+		if len(found) != 1 {
+			return nil, &UseError{Toolset: u.typeName, Found: len(found)}
+		}
+		h.uses = append(h.uses, hostUse{src: found[0], include: d.Include, exclude: d.Exclude})
+	}
+	if cfg.Client == nil && cfg.Providers == nil {
+		return nil, ErrNoClient
+	}
+	h.invoker = chainTools(h.baseInvoke, cfg.ToolMiddleware)
+	return h, nil
+}
+
+// Name returns the agent's name.
+func (h *Host) Name() string { return h.decl.Name }
+
+// Run runs the agent to the end of its turn: until the model answers without calling tools, the run's budget is
+// spent, or approval requests are left. On an error, the Result, when not nil, holds what the run produced
+// before it.
+func (h *Host) Run(ctx context.Context, opts ...RunOption) (*Result, error) {
+	p, in, err := h.prepare(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.client.Respond(ctx, in.msgs, p.opts)
+	return p.result(in, resp), err
+}
+
+// RunStream runs the agent as [Host.Run] does and yields its updates as they arrive: model text, tool calls, tool
+// results and approval requests. A non-nil error ends the sequence. [ResultInto] receives the Result.
+func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		p, in, err := h.prepare(ctx, opts)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		var runErr error
+		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
+			for u, err := range p.client.Stream(ctx, in.msgs, p.opts) {
+				if err != nil {
+					runErr = err
+					collect(u, err)
+					return
+				}
+				if !yield(u, nil) {
+					return
+				}
+				collect(u, nil)
+			}
+		})
+		if in.into != nil {
+			*in.into = *p.result(in, resp)
+		}
+		if runErr != nil {
+			yield(chat.Update{}, runErr)
+		}
+	}
+}
+
+// prepared is a run ready to start.
+type prepared struct {
+	st     *runState
+	client chat.Client
+	opts   *chat.Options
+}
+
+// preparedInput is the run's messages.
+type preparedInput struct {
+	msgs  []chat.Message // history + input
+	nHist int
+	into  *Result
+}
+
+func (p *prepared) result(in preparedInput, resp *chat.Response) *Result {
+	res := &Result{Mode: p.st.mode, Pending: p.st.pending, Usage: p.st.usage}
+	res.Messages = in.msgs
+	if resp != nil {
+		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)
+		res.FinishReason = resp.FinishReason
+	}
+	res.New = res.Messages[in.nHist:]
+	return res
+}
+
+// prepare resolves a run's options, settings and tools, and builds its pipeline.
+func (h *Host) prepare(ctx context.Context, opts []RunOption) (*prepared, preparedInput, error) {
+	var ri runInput
+	for _, o := range opts {
+		o(&ri)
+	}
+	in := preparedInput{nHist: len(ri.history), into: ri.into}
+	in.msgs = append(slices.Clip(ri.history), ri.input...)
+	if len(ri.parts) > 0 {
+		in.msgs = append(in.msgs, chat.Message{Role: chat.RoleUser, Parts: ri.parts})
+	}
+
+	st := &runState{h: h, name: h.decl.Name, mode: ri.mode}
+	st.run = toolset.Run{SettingsID: ri.settingsID, RunID: newRunID(), Agent: h.decl.Name, Mode: ri.mode}
+
+	// Settings layers: code defaults, then the stored settings, then the run's.
+	r := codeDefaults(h.agent)
+	if h.cfg.Settings != nil && ri.settingsID != "" {
+		doc, err := h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
+		if err != nil {
+			return nil, in, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
+		}
+		if err := r.apply("stored", doc, h.decl.Configurable); err != nil {
+			return nil, in, err
+		}
+	}
+	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
+		return nil, in, err
+	}
+	st.limits = r.limits
+	st.remaining = r.limits.maxIterations
+
+	tools, err := h.tools(ctx, st, r.toolLayers)
+	if err != nil {
+		return nil, in, err
+	}
+	o := r.opts // a copy: the agent's recorded defaults stay as they are
+	o.Tools = tools
+
+	client := h.cfg.Client
+	if client == nil {
+		client, err = h.cfg.Providers.Client(ctx, r.provider, o.Model)
+		if err != nil {
+			return nil, in, err
+		}
+	}
+	return &prepared{st: st, client: h.pipeline(st, client), opts: &o}, in, nil
+}
+
+// tools creates the tools a run offers: each use's tools narrowed by its picks, then Config.Tools, each with its
+// layered settings overrides.
+func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]json.RawMessage) ([]*toolset.Tool, error) {
+	var out []*toolset.Tool
+	for _, u := range h.uses {
+		ts, err := u.src.Tools(ctx, &st.run)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			if (len(u.include) > 0 && !slices.Contains(u.include, t.Name)) || slices.Contains(u.exclude, t.Name) {
+				st.excluded = append(st.excluded, t)
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	for _, s := range h.cfg.Tools {
+		ts, err := s.Tools(ctx, &st.run)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	for i, t := range out {
+		if findTool(out[:i], t.Name) != nil {
+			return nil, fmt.Errorf("two tools are named %q: rename or prefix one", t.Name)
+		}
+	}
+	if len(overrides) == 0 {
+		return out, nil
+	}
+	used := 0
+	for i, t := range out {
+		layers, ok := overrides[toolID(t)]
+		if !ok {
+			layers, ok = overrides[t.Name]
+		}
+		if !ok {
+			continue
+		}
+		used++
+		c, err := t.WithOverrides(layers...)
+		if err != nil {
+			return nil, &SettingsError{Layer: "tool", Key: t.Name, Err: err}
+		}
+		out[i] = c
+	}
+	if used < len(overrides) {
+		var unknown []string
+		for k := range overrides {
+			if findTool(out, k) == nil && findToolID(out, k) == nil && findTool(st.excluded, k) == nil && findToolID(st.excluded, k) == nil {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			return nil, &SettingsError{Layer: "tool", Key: strings.Join(unknown, ", "), Err: fmt.Errorf("no offered tool has this name or ID")}
+		}
+	}
+	return out, nil
+}
+
+func newRunID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/toolset"
+	"github.com/typeshift-go/typeshift/toolset/tooljson"
+)
+
+// A ToolInvoker runs one tool call.
+type ToolInvoker func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error)
+
+// ToolMiddleware wraps every tool invocation of a run: to log, to meter, to check permissions, to change a result.
+// An error it returns reaches the model as the tool's error.
+type ToolMiddleware func(next ToolInvoker) ToolInvoker
+
+func chainTools(inv ToolInvoker, mw []ToolMiddleware) ToolInvoker {
+	for i := len(mw) - 1; i >= 0; i-- {
+		inv = mw[i](inv)
+	}
+	return inv
+}
+
+// defaultMaxResult caps a tool result's JSON when Config.MaxResultBytes is zero.
+const defaultMaxResult = 64 << 10
+
+// timeoutError reports a tool that did not return within Config.ToolTimeout.
+type timeoutError struct {
+	tool  string
+	after string
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("tool %q did not finish within %s and was abandoned; try a smaller request", e.tool, e.after)
+}
+
+// baseInvoke calls the tool, recovering panics, and bounds it by Config.ToolTimeout. A tool that ignores its
+// context is abandoned when the bound passes: its goroutine ends when the tool returns.
+func (h *Host) baseInvoke(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {
+	if h.cfg.ToolTimeout <= 0 {
+		return tool.Call(ctx, call)
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.ToolTimeout)
+	defer cancel()
+	type outcome struct {
+		res json.RawMessage
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := tool.Call(ctx, call)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, &timeoutError{tool: tool.Name, after: h.cfg.ToolTimeout.String()}
+	}
+}
+
+// invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
+func (st *runState) invoke(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) (chat.ToolResult, error) {
+	tc := &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &st.run}
+	if len(tc.Arguments) == 0 {
+		tc.Arguments = emptyObject
+	}
+	res, err := st.h.invoker(ctx, tool, tc)
+	if err != nil {
+		return chat.ToolResult{CallID: call.ID, Error: st.h.errorText(ctx, tool, err)}, err
+	}
+	return chat.ToolResult{CallID: call.ID, Result: st.h.capResult(res)}, nil
+}
+
+var emptyObject = json.RawMessage("{}")
+
+// errorText is what the model reads of a tool's error.
+func (h *Host) errorText(ctx context.Context, tool *toolset.Tool, err error) string {
+	var (
+		retry *toolset.RetryError
+		arg   *tooljson.Error
+		pe    *toolset.PanicError
+		te    *timeoutError
+	)
+	switch {
+	case errors.As(err, &retry), errors.As(err, &arg), errors.As(err, &te):
+		return err.Error()
+	case errors.As(err, &pe):
+		if h.cfg.Logger != nil {
+			h.cfg.Logger.ErrorContext(ctx, "tool panicked", "tool", tool.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		}
+		return pe.Error()
+	case h.cfg.HideToolErrors:
+		if h.cfg.Logger != nil {
+			h.cfg.Logger.WarnContext(ctx, "tool failed", "tool", tool.Name, "error", err)
+		}
+		return fmt.Sprintf("tool %q failed", tool.Name)
+	}
+	return err.Error()
+}
+
+// capResult cuts a result longer than the host's cap. The cut result is a JSON string holding the start of the
+// original and a note, so the model knows it is incomplete.
+func (h *Host) capResult(res json.RawMessage) json.RawMessage {
+	limit := h.cfg.MaxResultBytes
+	if limit == 0 {
+		limit = defaultMaxResult
+	}
+	if limit < 0 || len(res) <= limit {
+		return res
+	}
+	cut := res[:limit]
+	for len(cut) > 0 && cut[len(cut)-1]&0xC0 == 0x80 { // keep whole UTF-8 sequences
+		cut = cut[:len(cut)-1]
+	}
+	if len(cut) > 0 && cut[len(cut)-1] >= 0xC0 {
+		cut = cut[:len(cut)-1]
+	}
+	note := "\n[truncated: the result has " + strconv.Itoa(len(res)) + " bytes; only the first " + strconv.Itoa(len(cut)) + " are shown]"
+	b := make([]byte, 0, len(cut)+len(note)+16)
+	b = tooljson.AppendString(b, string(cut)+note)
+	return b
+}

@@ -1,0 +1,30 @@
+package agent
+
+import "github.com/typeshift-go/typeshift/agent/chat"
+
+// pipeline builds one run's chain of chat.Client decorators, outermost first:
+//
+//	(the conversation: the storage layer adds it here, outermost, when a run has a conversation id)
+//	run middleware            Config.Middleware, around each pass
+//	context providers         instructions, messages and tools on a copy of the options
+//	approval and modes        binds answers, decides requests, restricts tools in plan mode
+//	author names              the agent's name on every message
+//	the tool loop             model calls and tool calls, bounded by the run's budget
+//	Config.Inner              checkpoints and compaction belong here
+//	unique call ids           repeated call ids made unique
+//	the provider's client     instrumented by Config.Instrument
+func (h *Host) pipeline(st *runState, provider chat.Client) chat.Client {
+	c := provider
+	if h.cfg.Instrument != nil {
+		c = h.cfg.Instrument(c)
+	}
+	c = &uniqueCallIDs{next: c}
+	c = chat.Chain(c, h.cfg.Inner...)
+	c = &toolLoop{next: c, st: st}
+	c = &authorNames{next: c, name: st.name}
+	c = &approvals{next: c, st: st}
+	if len(h.cfg.ContextProviders) > 0 {
+		c = &contextClient{next: c, st: st, providers: h.cfg.ContextProviders}
+	}
+	return runMiddleware(c, h.cfg.Middleware)
+}

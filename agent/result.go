@@ -1,0 +1,33 @@
+package agent
+
+import "github.com/typeshift-go/typeshift/agent/chat"
+
+// Result is what a run produced.
+type Result struct {
+	// Messages is the whole conversation: the history, the input and the run's new messages. Pass it to the next
+	// run with [Messages]; it holds the pending requests and the standing approvals.
+	Messages []chat.Message
+	// New is the run's new messages, the tail of Messages.
+	New []chat.Message
+	// Usage adds up the tokens of every model call of the run.
+	Usage chat.Usage
+	// Pending lists the approval requests the run ended with. Answer them in the next run with [Approve],
+	// [Reject] or [Answer].
+	Pending []chat.ApprovalRequest
+	// Mode is the mode the run ended in; pass it to the next run with [Mode].
+	Mode string
+	// FinishReason is the last model call's.
+	FinishReason chat.FinishReason
+}
+
+// Text returns the text of the last assistant message.
+func (r *Result) Text() string {
+	for i := len(r.New) - 1; i >= 0; i-- {
+		if r.New[i].Role == chat.RoleAssistant {
+			if t := r.New[i].Text(); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// A Decision answers an approval request without asking anyone.
+type Decision int
+
+// The decisions a [Rule] can make.
+const (
+	// Ask leaves the request to the next rule, the standing approvals, the mode, and finally the person.
+	Ask Decision = iota
+	// Allow approves the call.
+	Allow
+	// Deny rejects the call; the model reads "The tool call was denied.".
+	Deny
+)
+
+// A Rule decides approval requests. It sees the tool, whose ID is its identity whatever name it is offered
+// under, and the call as the model made it, with its arguments already checked to be a JSON object.
+type Rule func(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) Decision
+
+// AllowTool is a rule that approves every call of the tool with this identity ([toolset.Tool.ID]).
+func AllowTool(toolID string) Rule {
+	return func(_ context.Context, t *toolset.Tool, _ chat.ToolCall) Decision {
+		if toolID == idOf(t) {
+			return Allow
+		}
+		return Ask
+	}
+}
+
+// DenyTool is a rule that rejects every call of the tool with this identity.
+func DenyTool(toolID string) Rule {
+	return func(_ context.Context, t *toolset.Tool, _ chat.ToolCall) Decision {
+		if toolID == idOf(t) {
+			return Deny
+		}
+		return Ask
+	}
+}
+
+// decide answers what it can of a request: the host's rules in order, then the standing approvals, then auto mode.
+func (st *runState) decide(ctx context.Context, tool *toolset.Tool, req chat.ApprovalRequest) Decision {
+	if tool != nil {
+		for _, r := range st.h.cfg.Rules {
+			if d := r(ctx, tool, req.Call); d != Ask {
+				return d
+			}
+		}
+	}
+	var canon string
+	for _, s := range st.standing {
+		if s.toolID != req.ToolID {
+			continue
+		}
+		if s.args == "" {
+			return Allow
+		}
+		if canon == "" {
+			canon = canonicalJSON(req.Call.Arguments)
+		}
+		if s.args == canon {
+			return Allow
+		}
+	}
+	if st.mode == ModeAuto {
+		return Allow
+	}
+	return Ask
+}
+
+// stand records a standing approval given with an answer.
+func (st *runState) stand(req chat.ApprovalRequest, scope chat.Standing) {
+	switch scope {
+	case chat.ForTool:
+		st.standing = append(st.standing, standingApproval{toolID: req.ToolID})
+	case chat.ForArguments:
+		st.standing = append(st.standing, standingApproval{toolID: req.ToolID, args: canonicalJSON(req.Call.Arguments)})
+	}
+}
+
+func idOf(t *toolset.Tool) string { return toolID(t) }

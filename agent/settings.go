@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// A SettingsSource returns a tenant's stored settings document for an agent: the JSON shape described in
+// docs/tool-settings.md, or nil when the tenant has none. A storage package adapts its settings store to it.
+type SettingsSource interface {
+	Settings(ctx context.Context, settingsID, kind string) (json.RawMessage, error)
+}
+
+// SettingsFunc adapts a function to a SettingsSource.
+type SettingsFunc func(ctx context.Context, settingsID, kind string) (json.RawMessage, error)
+
+// Settings calls f.
+func (f SettingsFunc) Settings(ctx context.Context, settingsID, kind string) (json.RawMessage, error) {
+	return f(ctx, settingsID, kind)
+}
+
+// The names of the run options in settings documents. Run options are always open to settings.
+const (
+	SettingMaxIterations        = "max_iterations"
+	SettingMaxRetries           = "max_retries"
+	SettingMaxConsecutiveErrors = "max_consecutive_errors"
+	SettingConcurrentTools      = "concurrent_tools"
+	// SettingTools holds per-tool overrides: an object keyed by tool ID or by the tool's name as offered.
+	SettingTools = "tools"
+)
+
+// SettingsError reports a settings document that cannot be applied.
+type SettingsError struct {
+	// Layer is "stored" or "run".
+	Layer string
+	// Key is the offending key, or "" for the document as a whole.
+	Key string
+	Err error
+}
+
+func (e *SettingsError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s settings: %v", e.Layer, e.Err)
+	}
+	return fmt.Sprintf("%s settings: %q: %v", e.Layer, e.Key, e.Err)
+}
+
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// resolved holds a run's options after every settings layer.
+type resolved struct {
+	provider string
+	opts     chat.Options
+	limits   limits
+	// toolLayers holds, per key of "tools", the overrides of each layer in order.
+	toolLayers map[string][]json.RawMessage
+}
+
+// limits are the run options.
+type limits struct {
+	maxIterations        int
+	maxRetries           int
+	maxConsecutiveErrors int
+	concurrentTools      bool
+}
+
+// The package defaults of the run options.
+const (
+	DefaultMaxIterations        = 40
+	DefaultMaxRetries           = 3
+	DefaultMaxConsecutiveErrors = 3
+)
+
+// codeDefaults returns the options the agent's code sets: the first layer.
+func codeDefaults(a *Agent) resolved {
+	r := resolved{provider: a.chat.provider}
+	r.opts.Model = a.chat.model
+	r.opts.Temperature = a.chat.temperature
+	r.opts.TopP = a.chat.topP
+	r.opts.MaxTokens = a.chat.maxTokens
+	r.opts.Seed = a.chat.seed
+	r.opts.Stop = a.chat.stop
+	r.opts.Instructions = a.instructions
+	r.limits = limits{DefaultMaxIterations, DefaultMaxRetries, DefaultMaxConsecutiveErrors, a.runOpts.concurrentTools}
+	if p := a.runOpts.maxIterations; p != nil {
+		r.limits.maxIterations = *p
+	}
+	if p := a.runOpts.maxRetries; p != nil {
+		r.limits.maxRetries = *p
+	}
+	if p := a.runOpts.maxConsecutiveErrors; p != nil {
+		r.limits.maxConsecutiveErrors = *p
+	}
+	return r
+}
+
+// apply applies one settings document. Chat options not in configurable are refused.
+func (r *resolved) apply(layer string, doc json.RawMessage, configurable []string) error {
+	if isEmptyDoc(doc) {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &fields); err != nil {
+		return &SettingsError{Layer: layer, Err: fmt.Errorf("not a JSON object: %w", err)}
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // report the same error every time
+	for _, k := range keys {
+		if err := r.applyField(k, fields[k], configurable); err != nil {
+			return &SettingsError{Layer: layer, Key: k, Err: err}
+		}
+	}
+	return nil
+}
+
+func (r *resolved) applyField(key string, v json.RawMessage, configurable []string) error {
+	switch key {
+	case OptionProvider, OptionModel, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed, OptionStop:
+		if !slices.Contains(configurable, key) {
+			return fmt.Errorf("the agent does not let settings change this option")
+		}
+	}
+	o := &r.opts
+	switch key {
+	case OptionProvider:
+		return json.Unmarshal(v, &r.provider)
+	case OptionModel:
+		return json.Unmarshal(v, &o.Model)
+	case OptionTemperature:
+		return unmarshalPtr(v, &o.Temperature)
+	case OptionTopP:
+		return unmarshalPtr(v, &o.TopP)
+	case OptionMaxTokens:
+		return unmarshalPtr(v, &o.MaxTokens)
+	case OptionSeed:
+		return unmarshalPtr(v, &o.Seed)
+	case OptionStop:
+		return json.Unmarshal(v, &o.Stop)
+	case SettingMaxIterations:
+		return unmarshalCount(v, &r.limits.maxIterations, 1)
+	case SettingMaxRetries:
+		return unmarshalCount(v, &r.limits.maxRetries, 0)
+	case SettingMaxConsecutiveErrors:
+		return unmarshalCount(v, &r.limits.maxConsecutiveErrors, 0)
+	case SettingConcurrentTools:
+		return json.Unmarshal(v, &r.limits.concurrentTools)
+	case SettingTools:
+		var tools map[string]json.RawMessage
+		if err := json.Unmarshal(v, &tools); err != nil {
+			return fmt.Errorf("must be an object keyed by tool: %w", err)
+		}
+		if r.toolLayers == nil {
+			r.toolLayers = make(map[string][]json.RawMessage, len(tools))
+		}
+		for name, o := range tools {
+			r.toolLayers[name] = append(r.toolLayers[name], o)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown setting; known: %s", strings.Join(knownSettings, ", "))
+}
+
+var knownSettings = []string{OptionProvider, OptionModel, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed,
+	OptionStop, SettingMaxIterations, SettingMaxRetries, SettingMaxConsecutiveErrors, SettingConcurrentTools, SettingTools}
+
+// unmarshalPtr sets *p from v; null clears it (back to the provider's default).
+func unmarshalPtr[T any](v json.RawMessage, p **T) error {
+	if string(v) == "null" {
+		*p = nil
+		return nil
+	}
+	var x T
+	if err := json.Unmarshal(v, &x); err != nil {
+		return err
+	}
+	*p = &x
+	return nil
+}
+
+func unmarshalCount(v json.RawMessage, p *int, minimum int) error {
+	var n int
+	if err := json.Unmarshal(v, &n); err != nil {
+		return fmt.Errorf("must be an integer: %w", err)
+	}
+	if n < minimum {
+		return fmt.Errorf("must be at least %d, got %d", minimum, n)
+	}
+	*p = n
+	return nil
+}
+
+func isEmptyDoc(b json.RawMessage) bool {
+	s := strings.TrimSpace(string(b))
+	return s == "" || s == "null" || s == "{}"
+}

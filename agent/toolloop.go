@@ -1,0 +1,296 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// toolLoop calls the model and the tools it asks for, round after round, until the model answers without tool
+// calls, a call needs approval, or the run's budget is spent. Each call to it is one pass; the approval layer
+// above may start several passes in one run, and they share the run's budget.
+type toolLoop struct {
+	next chat.Client
+	st   *runState
+}
+
+func (l *toolLoop) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	return l.pass(ctx, msgs, opts, nil)
+}
+
+func (l *toolLoop) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return streamOf(func(emit emitFunc) (*chat.Response, error) { return l.pass(ctx, msgs, opts, emit) })
+}
+
+// iterationLimitText answers calls made on the last iteration, when no tools were offered.
+const iterationLimitText = "not run: the run has used all its model calls, so no more tools can be called"
+
+func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
+	st := l.st
+	out := &chat.Response{}
+	req := slices.Clip(msgs)
+	for st.remaining > 0 {
+		last := st.remaining == 1
+		o := opts
+		if last && len(opts.Tools) > 0 {
+			// The last model call offers no tools; the caller's options stay as they are.
+			o = opts.Clone()
+			o.Tools, o.ToolChoice, o.ParallelToolCalls = nil, "", nil
+		}
+		st.remaining--
+		resp, err := callNext(ctx, l.next, req, o, emit, true)
+		if resp != nil {
+			st.addUsage(resp.Usage)
+			out.Usage = out.Usage.Add(resp.Usage)
+			out.ID, out.Model, out.FinishReason = resp.ID, resp.Model, resp.FinishReason
+		}
+		if err != nil {
+			if resp != nil && emit == nil {
+				out.Messages = append(out.Messages, resp.Messages...)
+			}
+			return out, err
+		}
+		calls, at := lastCalls(resp.Messages)
+		if len(calls) == 0 {
+			out.Messages = append(out.Messages, resp.Messages...)
+			return out, nil
+		}
+
+		results, requests, stepErr := l.step(ctx, calls, opts.Tools, last)
+		if len(requests) > 0 {
+			// The calls waiting for approval leave the assistant message: it shows their requests instead, so that
+			// no provider sees a call without a result.
+			resp.Messages = slices.Clone(resp.Messages)
+			resp.Messages[at] = withRequests(resp.Messages[at], requests)
+		}
+		if emit != nil && !emit(callsUpdate(resp.Messages[at])) {
+			return out, errStopped
+		}
+		out.Messages = append(out.Messages, resp.Messages...)
+		req = append(req, resp.Messages...)
+		if len(results) > 0 {
+			tm := chat.Message{Role: chat.RoleTool, Parts: results}
+			out.Messages = append(out.Messages, tm)
+			req = append(req, tm)
+			if emit != nil && !emit(chat.Update{Role: chat.RoleTool, Parts: results}) {
+				return out, errStopped
+			}
+		}
+		if stepErr != nil || len(requests) > 0 || last {
+			return out, stepErr
+		}
+	}
+	return out, nil
+}
+
+// lastCalls returns the tool calls of the last message that has any, and its index.
+func lastCalls(msgs []chat.Message) ([]chat.ToolCall, int) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if calls := msgs[i].ToolCalls(); len(calls) > 0 {
+			return calls, i
+		}
+	}
+	return nil, -1
+}
+
+// withRequests returns m with the calls that requests wait for replaced by those requests.
+func withRequests(m chat.Message, requests []chat.ApprovalRequest) chat.Message {
+	parts := make([]chat.Part, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		if c, ok := p.(chat.ToolCall); ok {
+			if i := slices.IndexFunc(requests, func(r chat.ApprovalRequest) bool { return r.Call.ID == c.ID }); i >= 0 {
+				parts = append(parts, requests[i])
+				continue
+			}
+		}
+		parts = append(parts, p)
+	}
+	m.Parts = parts
+	return m
+}
+
+// callsUpdate is the update that shows a streamed response's tool calls and approval requests, which the loop
+// held back until it knew which calls wait for approval.
+func callsUpdate(m chat.Message) chat.Update {
+	u := chat.Update{Role: chat.RoleAssistant, AuthorName: m.AuthorName}
+	for _, p := range m.Parts {
+		switch p.(type) {
+		case chat.ToolCall, chat.ApprovalRequest:
+			u.Parts = append(u.Parts, p)
+		}
+	}
+	return u
+}
+
+// outcome is what became of one call in a step.
+type outcome struct {
+	tool    *toolset.Tool
+	failed  bool // the call failed in a way that counts towards the consecutive-failure limit
+	retry   string
+	ran     bool
+	request bool
+}
+
+// step answers the calls of one response: it runs the ordinary calls, answers unknown, hidden and malformed ones,
+// and turns calls that need approval into requests.
+func (l *toolLoop) step(ctx context.Context, calls []chat.ToolCall, offered []*toolset.Tool, last bool) ([]chat.Part, []chat.ApprovalRequest, error) {
+	st := l.st
+	results := make([]chat.Part, len(calls))
+	outs := make([]outcome, len(calls))
+	var requests []chat.ApprovalRequest
+	var run []int // indexes of calls to run
+	for i, c := range calls {
+		if last {
+			results[i] = chat.ToolResult{CallID: c.ID, Error: iterationLimitText}
+			continue
+		}
+		t := findTool(offered, c.Name)
+		if t == nil {
+			results[i] = chat.ToolResult{CallID: c.ID, Error: st.missingText(c.Name, offered)}
+			outs[i].failed = true
+			continue
+		}
+		outs[i].tool = t
+		if t.RequiresApproval {
+			// Validate before deferring, so the model learns of bad arguments now, not after someone approved.
+			if msg := checkArguments(c.Arguments); msg != "" {
+				results[i] = chat.ToolResult{CallID: c.ID, Error: msg}
+				outs[i].failed = true
+				continue
+			}
+			requests = append(requests, newRequest(c, toolID(t)))
+			outs[i].request = true
+			continue
+		}
+		run = append(run, i)
+	}
+
+	exec := func(i int) {
+		res, err := st.invoke(ctx, outs[i].tool, calls[i])
+		results[i] = res
+		outs[i].ran = true
+		if err != nil {
+			outs[i].failed = true
+			var re *toolset.RetryError
+			if errors.As(err, &re) {
+				outs[i].retry = res.Error
+			}
+		}
+	}
+	if st.limits.concurrentTools && len(run) > 1 {
+		var wg sync.WaitGroup
+		for _, i := range run {
+			wg.Go(func() { exec(i) })
+		}
+		wg.Wait()
+	} else {
+		for _, i := range run {
+			if ctx.Err() != nil {
+				results[i] = chat.ToolResult{CallID: calls[i].ID, Error: "not run: the run was cancelled"}
+				continue
+			}
+			exec(i)
+		}
+	}
+
+	// Keep only the answered calls: those waiting for approval have no result yet.
+	answered := results[:0]
+	for i, r := range results {
+		if !outs[i].request {
+			answered = append(answered, r)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return answered, requests, err
+	}
+	return answered, requests, st.count(outs, results)
+}
+
+// count updates the retry counts and the consecutive failing rounds after a step, and ends the run when a limit is
+// passed.
+func (st *runState) count(outs []outcome, results []chat.Part) error {
+	failed, lastErr := false, ""
+	for i, o := range outs {
+		if o.failed {
+			failed = true
+			if r, ok := results[i].(chat.ToolResult); ok {
+				lastErr = r.Error
+			}
+		}
+	}
+	// Retries: a step in which a tool asked for a retry counts once for it; a step in which it only succeeded
+	// clears its count.
+	for i, o := range outs {
+		if !o.ran {
+			continue
+		}
+		id := toolID(o.tool)
+		if o.retry == "" {
+			if !o.failed && st.retries[id] > 0 && !slices.ContainsFunc(outs, func(p outcome) bool { return p.retry != "" && p.tool != nil && toolID(p.tool) == id }) {
+				delete(st.retries, id)
+			}
+			continue
+		}
+		if slices.ContainsFunc(outs[:i], func(p outcome) bool { return p.retry != "" && toolID(p.tool) == id }) {
+			continue // counted already in this step
+		}
+		if st.retries == nil {
+			st.retries = make(map[string]int)
+		}
+		st.retries[id]++
+		if st.retries[id] > st.limits.maxRetries {
+			return &RetryLimitError{Tool: o.tool.Name, ToolID: id, Limit: st.limits.maxRetries, Message: o.retry}
+		}
+	}
+	if !failed {
+		st.failingRounds = 0
+		return nil
+	}
+	st.failingRounds++
+	if st.failingRounds >= max(st.limits.maxConsecutiveErrors, 1) {
+		return &ToolFailuresError{Rounds: st.failingRounds, Last: lastErr}
+	}
+	return nil
+}
+
+// missingText answers a call of a tool that is not offered: hidden (left out by the agent's picks, or by the mode)
+// or unknown.
+func (st *runState) missingText(name string, offered []*toolset.Tool) string {
+	if t := findTool(st.visible, name); t != nil && st.mode == ModePlan {
+		return fmt.Sprintf("tool %q is not available in plan mode because it can change data; investigate with the read-only tools and call %s with your plan", name, ExitPlanModeTool)
+	}
+	if findTool(st.visible, name) != nil || findTool(st.excluded, name) != nil {
+		return fmt.Sprintf("tool %q is not available to this agent now; do not call it again", name)
+	}
+	names := make([]string, len(offered))
+	for i, t := range offered {
+		names[i] = t.Name
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("unknown tool %q; no tools are available", name)
+	}
+	return fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
+}
+
+// checkArguments reports arguments that are not a JSON object, in words the model can act on. Generated tools
+// check the rest when they decode; see docs/tool-approval.md.
+func checkArguments(args []byte) string {
+	s := strings.TrimSpace(string(args))
+	if s == "" {
+		return ""
+	}
+	if !jsonValid(args) {
+		return "invalid JSON in the arguments; send a JSON object"
+	}
+	if s[0] != '{' {
+		return "the arguments must be a JSON object"
+	}
+	return ""
+}
