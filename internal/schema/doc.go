@@ -33,8 +33,8 @@
 // A field's description, title, default and examples annotate its property. On a slice or array field, the
 // keywords that describe a value (enum, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
 // maxLength, pattern, format) apply to the items, as invopop/jsonschema applies them; minItems, maxItems and the
-// annotations apply to the array. Length and item counts of zero are not written: a zero minimum says nothing,
-// and the parser's zero value cannot be told from an unset maximum.
+// annotations apply to the array. On a pointer field they apply to the value. Counts follow the model: -1 is
+// unset; a minimum of 0 is not written, since it allows everything.
 //
 // The root schema has no "$schema" keyword; tools' schemas are draft 2020-12 by convention of the providers.
 //

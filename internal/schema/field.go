@@ -68,7 +68,7 @@ func (g *gen) field(f *model.Field, path string) (*object, error) {
 	if c.MinLength > 0 {
 		target.set("minLength", num(int64(c.MinLength)))
 	}
-	if c.MaxLength > 0 {
+	if c.MaxLength >= 0 {
 		target.set("maxLength", num(int64(c.MaxLength)))
 	}
 	if c.Pattern != "" {
@@ -80,7 +80,7 @@ func (g *gen) field(f *model.Field, path string) (*object, error) {
 	if c.MinItems > 0 {
 		s.set("minItems", num(int64(c.MinItems)))
 	}
-	if c.MaxItems > 0 {
+	if c.MaxItems >= 0 {
 		s.set("maxItems", num(int64(c.MaxItems)))
 	}
 

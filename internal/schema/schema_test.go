@@ -158,7 +158,8 @@ func TestInputConstraints(t *testing.T) {
 		{"escapes", &model.Field{GoName: "Q", JSONName: "q\"", Type: tString, Description: "a < b & \"c\"\n\u2028",
 			Constraints: unset()},
 			`{"type":"string","description":"a < b & \"c\"\n\u2028"}`},
-		{"zero value constraints write nothing", &model.Field{GoName: "Q", JSONName: "q", Type: tString}, `{"type":"string"}`},
+		{"zero counts", &model.Field{GoName: "Q", JSONName: "q", Type: slice(tString), Constraints: model.Constraints{}},
+			`{"type":["array","null"],"items":{"type":"string","maxLength":0},"maxItems":0}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
