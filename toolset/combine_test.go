@@ -290,3 +290,23 @@ func TestSourceNames(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCombineTools measures one turn of a typical composition: three prefixed toolsets, a filter and a
+// standalone tool, combined and checked for conflicts.
+func BenchmarkCombineTools(b *testing.B) {
+	keep := func(context.Context, *toolset.Run, *toolset.Tool) (bool, error) { return true, nil }
+	src := toolset.Combine(
+		compTool("adhoc.echo", "echo"),
+		toolset.Prefix(newCompSource("Tickets", "search", "get", "close", "assign", "comment"), "tickets"),
+		toolset.Filter(toolset.Prefix(newCompSource("Admin", "delete_user", "restart_db"), "admin"), keep),
+		toolset.Rename(newCompSource("Weather", "get_temp", "get_conditions"), map[string]string{"get_temp": "temperature"}),
+	)
+	ctx, run := context.Background(), &toolset.Run{}
+	b.ReportAllocs()
+	for b.Loop() {
+		tools, err := src.Tools(ctx, run)
+		if err != nil || len(tools) != 10 {
+			b.Fatal(len(tools), err)
+		}
+	}
+}

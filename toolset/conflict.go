@@ -95,8 +95,13 @@ func traceOf(ctx context.Context, run *Run, src Source) (trail, error) {
 // repath rewrites the path of every entry and conflict source with f, as a Combine names the index of a source.
 // It changes tr in place.
 func (tr trail) repath(f func(string) string) trail {
+	// The tools of one source share a path: build each path once, not once per tool.
+	var in, out string
 	for i := range tr.entries {
-		tr.entries[i].path = f(tr.entries[i].path)
+		if p := tr.entries[i].path; i == 0 || p != in {
+			in, out = p, f(p)
+		}
+		tr.entries[i].path = out
 	}
 	for i := range tr.conflicts {
 		srcs := make([]string, len(tr.conflicts[i].Sources))

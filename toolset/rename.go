@@ -16,6 +16,7 @@ import (
 type Renamed struct {
 	src     Source
 	renames map[string]string
+	keys    []string // sorted, so that errors read the same every turn
 }
 
 // Rename offers the tools of src with the names in renames, a map from a tool's name in src to the name to offer
@@ -31,7 +32,7 @@ type Renamed struct {
 //
 // Rename copies the map, so later changes to it have no effect.
 func Rename(src Source, renames map[string]string) *Renamed {
-	return &Renamed{src: src, renames: maps.Clone(renames)}
+	return &Renamed{src: src, renames: maps.Clone(renames), keys: slices.Sorted(maps.Keys(renames))}
 }
 
 // SourceName returns the source's name in error messages, such as "Renamed(Tickets)".
@@ -82,7 +83,7 @@ func (r *Renamed) check(es []entry) error {
 		}
 	}
 	var problems []string
-	for _, from := range slices.Sorted(maps.Keys(r.renames)) {
+	for _, from := range r.keys {
 		to := r.renames[from]
 		switch {
 		case !have[from]:
