@@ -194,11 +194,12 @@ func TestCombineErrors(t *testing.T) {
 	}{
 		{
 			name: "every failing source, by path",
-			src:  toolset.Combine(failing, newCompSource("Tickets", "a"), toolset.Prefix(failing, "x"), nil),
+			src:  toolset.Combine(failing, newCompSource("Tickets", "a"), toolset.Prefix(failing, "x"), nil, (*toolset.Tool)(nil)),
 			want: []string{
 				"tools[0] toolset.SourceFunc: boom",
 				`tools[2] Prefixed("x", toolset.SourceFunc): boom`,
 				"tools[3] <nil>: source is nil",
+				"tools[4] <nil>: yielded a nil tool",
 			},
 		},
 		{

@@ -172,6 +172,9 @@ func sourceName(src Source) string {
 	case Named:
 		return s.SourceName()
 	case *Tool:
+		if s == nil {
+			return "<nil>"
+		}
 		return fmt.Sprintf("tool %q", s.Name)
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", src), "*")
