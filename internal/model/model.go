@@ -9,8 +9,12 @@ type Package struct {
 	// Toolsets and Agents are in source order.
 	Toolsets []*Toolset
 	Agents   []*Agent
-	// Types are the named Go types that tools take or return, keyed by Type.Key.
+	// Types are the named struct types that tools take or return, keyed by Type.Key. Fields, tool inputs,
+	// settings and results refer to them with Kind Named.
 	Types map[string]*Type
+	// Imports maps the import path of every other package that a GoType spelling names to the name it is
+	// spelled with, such as "time" for "time.Time".
+	Imports map[string]string
 }
 
 // Toolset is a struct that embeds toolset.Toolset and declares tools.
@@ -38,9 +42,10 @@ type Tool struct {
 
 	// HasContext reports a first context.Context parameter.
 	HasContext bool
-	// Input is the input struct's type, or nil for a tool that takes no input.
+	// Input is the input struct's type, or nil for a tool that takes no input. It is a Kind Named reference
+	// to Package.Types.
 	Input *Type
-	// Settings is the settings struct's type when WithSettings is used, else nil.
+	// Settings is the settings struct's type when WithSettings is used, else nil; a Kind Named reference.
 	Settings *Type
 	// Configurable lists the json names of the settings fields that stored settings and runs may override.
 	Configurable []string
@@ -116,8 +121,17 @@ type Type struct {
 	// Enum lists the allowed values of a named string type whose constants the user asked to enumerate,
 	// as JSON literals.
 	Enum []string
-	// Nullable reports a type that accepts null: pointers, slices, maps, Raw.
+	// Nullable reports a type that accepts null: pointers, slices (including []byte), maps, Raw.
 	Nullable bool
+	// MapKey is the GoType of a Map's key: "string" or a named string type.
+	MapKey string
+	// HasIsZero reports a type with an IsZero() bool method, which the omitzero option calls.
+	HasIsZero bool
+	// Marshaler reports a result type that implements json.Marshaler or encoding.TextMarshaler (Kind Raw):
+	// generated encoders hand it to encoding/json. Input types never have it; the parser reports them.
+	Marshaler bool
+	// Any reports the empty interface (Kind Raw): decoded and encoded with encoding/json's rules for any.
+	Any bool
 }
 
 // Field is a struct field as encoding/json sees it.
@@ -139,7 +153,9 @@ type Field struct {
 	Description string
 	// Configurable marks a settings field tagged `typeshift:"configurable"`.
 	Configurable bool
-	// Constraints come from the jsonschema tag.
+	// Constraints come from the jsonschema tag. On a slice or array field (or a pointer to one), MinItems and
+	// MaxItems apply to the list and the other constraints to its items; on a pointer field they apply to the
+	// value it points to.
 	Constraints Constraints
 }
 

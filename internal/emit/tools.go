@@ -1,0 +1,279 @@
+package emit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/internal/model"
+	"github.com/typeshift-go/typeshift/internal/schema"
+)
+
+// toolset writes a toolset's Source methods and its tools.
+func (g *gen) toolset(set *model.Toolset) error {
+	t := set.TypeName
+	build := "typeshift" + ident(t) + "Tools"
+	g.p("")
+	g.p("var _ toolset.Source = (*%s)(nil)", t)
+	g.p("")
+	g.p("// SourceName returns %q, the name of the toolset in error messages.", t)
+	g.p("func (t *%s) SourceName() string { return %q }", t, t)
+	g.p("")
+	g.p("// Tools returns the tools of %s, made once from the chains its Declare method records.", t)
+	g.p("func (t *%s) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {", t)
+	g.p("return t.Toolset.Declared(%q, t.Declare, %d, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", t, len(set.Tools))
+	g.p("return %s(t, chains)", build)
+	g.p("})")
+	g.p("}")
+
+	g.p("")
+	g.p("// %s makes the tools of %s in the order of their chains.", build, t)
+	g.p("func %s(ts *%s, chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", build, t)
+	args := make([]string, len(set.Tools))
+	for i, tool := range set.Tools {
+		args[i] = "ts"
+		if tool.Settings != nil {
+			g.needs["settings"] = true
+			v := fmt.Sprintf("settings%d", i)
+			g.p("%s, err := typeshiftSettings[%s](%q, chains[%d])", v, tool.Settings.GoType, t+"."+tool.Name, i)
+			g.p("if err != nil {")
+			g.p("return nil, err")
+			g.p("}")
+			args[i] += ", " + v
+		}
+		args[i] += ", new(toolset.State)"
+	}
+	if len(set.Tools) == 0 {
+		g.p("return nil, nil")
+	} else {
+		g.p("return []*toolset.Tool{")
+		for i, tool := range set.Tools {
+			g.p("%s(%s),", toolFunc(set, tool), args[i])
+		}
+		g.p("}, nil")
+	}
+	g.p("}")
+	for _, tool := range set.Tools {
+		if err := g.tool(set, tool); err != nil {
+			return fmt.Errorf("emit: toolset %s, tool %s: %w", t, tool.Name, err)
+		}
+	}
+	return nil
+}
+
+// toolFunc names the function that makes a tool.
+func toolFunc(set *model.Toolset, tool *model.Tool) string {
+	return "typeshift" + ident(set.TypeName) + ident(tool.Name) + "Tool"
+}
+
+// tool writes the function that makes one tool, its schema constants and its overrides decoder.
+func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
+	base := "typeshift" + ident(set.TypeName) + ident(tool.Name)
+	in, err := schema.Input(g.pkg, tool.Input)
+	if err != nil {
+		return err
+	}
+	g.p("")
+	g.p("// %sSchema is the JSON Schema of the arguments of %s.", base, tool.Name)
+	g.p("const %sSchema = %s", base, schemaLiteral(in))
+	configurable := tool.Settings != nil && len(tool.Configurable) > 0
+	if configurable {
+		s, err := schema.Overrides(g.pkg, tool.Settings, tool.Configurable)
+		if err != nil {
+			return err
+		}
+		g.p("")
+		g.p("// %sSettingsSchema is the JSON Schema of the settings overrides of %s.", base, tool.Name)
+		g.p("const %sSettingsSchema = %s", base, schemaLiteral(s))
+	}
+
+	name := toolFunc(set, tool)
+	params := "ts *" + set.TypeName
+	if tool.Settings != nil {
+		params += ", settings " + tool.Settings.GoType
+	}
+	params += ", state *toolset.State"
+	g.p("")
+	g.p("// %s makes the %s tool, which calls %s.", name, tool.Name, callee(set, tool))
+	g.p("func %s(%s) *toolset.Tool {", name, params)
+	g.p("return &toolset.Tool{")
+	g.p("Name: %q,", tool.Name)
+	g.p("Description: %s,", goString(tool.Description))
+	g.p("Schema: json.RawMessage(%sSchema),", base)
+	if tool.ReadOnly {
+		g.p("ReadOnly: true,")
+	}
+	if tool.RequiresApproval {
+		g.p("RequiresApproval: true,")
+	}
+	g.p("ID: %q,", g.pkg.Path+"."+set.TypeName+"."+tool.Name)
+	g.p("State: state,")
+	g.p("Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {")
+	if err := g.invoke(set, tool); err != nil {
+		return err
+	}
+	g.p("},")
+	if configurable {
+		g.p("Configure: func(overrides json.RawMessage) (*toolset.Tool, error) {")
+		g.p("s := settings")
+		g.p("if err := %sOverrides(overrides, &s); err != nil {", base)
+		g.p("return nil, err")
+		g.p("}")
+		g.p("return %s(ts, s, state), nil", name)
+		g.p("},")
+		g.p("SettingsSchema: json.RawMessage(%sSettingsSchema),", base)
+	}
+	g.p("}")
+	g.p("}")
+	if configurable {
+		return g.overrides(base, tool)
+	}
+	return nil
+}
+
+// callee spells what a tool calls: ts.Method or a function.
+func callee(set *model.Toolset, tool *model.Tool) string {
+	if tool.Func {
+		return tool.Method
+	}
+	return set.TypeName + "." + tool.Method
+}
+
+// invoke writes the body of a tool's Invoke function.
+func (g *gen) invoke(set *model.Toolset, tool *model.Tool) error {
+	g.n = 0
+	var args []string
+	if tool.HasContext {
+		args = append(args, "ctx")
+	}
+	if tool.Input != nil {
+		g.needs["arguments"] = true
+		rt, err := g.resolve(tool.Input)
+		if err != nil {
+			return err
+		}
+		g.p("var in %s", tool.Input.GoType)
+		g.p("d := tooljson.NewDecoder(typeshiftArguments(call))")
+		g.p("%s(&d, &in)", g.decoder(tool.Input.Key, rt))
+		g.p("d.End()")
+		g.p("if err := d.Err(); err != nil {")
+		g.p("return nil, err")
+		g.p("}")
+		args = append(args, "in")
+	} else {
+		g.needs["arguments"] = true
+		g.needs["noArguments"] = true
+		g.p("if err := typeshiftNoArguments(call); err != nil {")
+		g.p("return nil, err")
+		g.p("}")
+	}
+	if tool.Settings != nil {
+		args = append(args, "settings")
+	}
+	if tool.HasCall {
+		args = append(args, "call")
+	}
+	fn := "ts." + tool.Method
+	if tool.Func {
+		fn = tool.Method
+	}
+	call := fmt.Sprintf("%s(%s)", fn, strings.Join(args, ", "))
+	r := tool.Result
+	switch r.Kind {
+	case model.ResultNone:
+		if r.HasError {
+			g.p("if err := %s; err != nil {", call)
+			g.p("return nil, err")
+			g.p("}")
+		} else {
+			g.p("%s", call)
+		}
+		g.p("return json.RawMessage(\"null\"), nil")
+		return nil
+	case model.ResultValue:
+		if r.HasError {
+			g.p("out, err := %s", call)
+			g.p("if err != nil {")
+			g.p("return nil, err")
+			g.p("}")
+		} else {
+			g.p("out := %s", call)
+		}
+		g.p("var b []byte")
+		g.p("var encErr error")
+		if err := g.encodeValue(r.Type, "out", "&encErr", encodeOpts{}); err != nil {
+			return err
+		}
+	case model.ResultSeq, model.ResultSeq2:
+		g.p("b := []byte{'['}")
+		g.p("var encErr error")
+		g.p("n := 0")
+		if r.Kind == model.ResultSeq {
+			g.p("for v := range %s {", call)
+		} else {
+			g.p("for v, err := range %s {", call)
+			g.p("if err != nil {")
+			g.p("return nil, err")
+			g.p("}")
+		}
+		g.p("if n > 0 {")
+		g.p("b = append(b, ',')")
+		g.p("}")
+		g.p("n++")
+		if err := g.encodeValue(r.Type, "v", "&encErr", encodeOpts{}); err != nil {
+			return err
+		}
+		g.p("}")
+		g.p("b = append(b, ']')")
+	}
+	g.p("if encErr != nil {")
+	g.p("return nil, encErr")
+	g.p("}")
+	g.p("return b, nil")
+	return nil
+}
+
+// overrides writes the decoder of a tool's settings overrides: an object of only the configurable fields,
+// read over a copy of the current settings.
+func (g *gen) overrides(base string, tool *model.Tool) error {
+	rt, err := g.resolve(tool.Settings)
+	if err != nil {
+		return err
+	}
+	var fields []*model.Field
+	for _, f := range rt.Fields {
+		for _, c := range tool.Configurable {
+			if f.JSONName == c {
+				fields = append(fields, f)
+			}
+		}
+	}
+	g.n = 0
+	g.p("")
+	g.p("// %sOverrides reads overrides of the configurable settings of %s into x.", base, tool.Name)
+	g.p("func %sOverrides(data []byte, x *%s) error {", base, tool.Settings.GoType)
+	g.p("d := tooljson.NewDecoder(data)")
+	g.p("if d.Object() {")
+	if err := g.fieldLoop(fields, "x", "", false); err != nil {
+		return err
+	}
+	g.p("}")
+	g.p("d.End()")
+	g.p("return d.Err()")
+	g.p("}")
+	return nil
+}
+
+// schemaLiteral writes a schema as an indented raw string, or a quoted one if it holds a backquote.
+func schemaLiteral(s []byte) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, s, "", "\t"); err != nil {
+		return strconv.Quote(string(s))
+	}
+	if bytes.ContainsAny(b.Bytes(), "`\r") {
+		return strconv.Quote(b.String())
+	}
+	return "`" + b.String() + "`"
+}

@@ -1,0 +1,238 @@
+package parse
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/internal/model"
+)
+
+// candidate is a struct field as encoding/json finds it, before name conflicts are settled.
+type candidate struct {
+	v      *types.Var
+	tag    string
+	name   string
+	tagged bool
+	depth  int
+	goPath string
+}
+
+// structType describes a struct's fields as encoding/json sees them. mt, when not nil, is the named type's
+// entry to fill in.
+func (d *describer) structType(st *types.Struct, goType, path string, mt *model.Type) *model.Type {
+	if mt == nil {
+		mt = &model.Type{Kind: model.Struct, GoType: goType}
+	}
+	var cands []candidate
+	d.collect(st, "", 0, &cands)
+	if d.err != nil {
+		return nil
+	}
+	// Settle conflicts as encoding/json does: the shallowest field wins, a tagged one over untagged ones;
+	// ties drop the name altogether.
+	byName := map[string][]int{}
+	for i, c := range cands {
+		byName[c.name] = append(byName[c.name], i)
+	}
+	tracked := 0
+	for i, c := range cands {
+		if !dominant(cands, byName[c.name], i) {
+			continue
+		}
+		f := d.field(c, path)
+		if f == nil {
+			return nil
+		}
+		if f.Required || f.Constraints.Default != "" {
+			tracked++
+		}
+		mt.Fields = append(mt.Fields, f)
+	}
+	if tracked > 64 {
+		d.failf("TSH020", nil, token.NoPos, "%s has more than 64 required or defaulted properties; split it into nested structs", goType)
+		return nil
+	}
+	return mt
+}
+
+// dominant reports whether candidate i wins its name among the candidates at idx.
+func dominant(cands []candidate, idx []int, i int) bool {
+	minDepth := cands[idx[0]].depth
+	for _, j := range idx {
+		minDepth = min(minDepth, cands[j].depth)
+	}
+	var top []int
+	tagged := 0
+	for _, j := range idx {
+		if cands[j].depth == minDepth {
+			top = append(top, j)
+			if cands[j].tagged {
+				tagged++
+			}
+		}
+	}
+	if len(top) == 1 {
+		return top[0] == i
+	}
+	if tagged != 1 {
+		return false
+	}
+	return cands[i].depth == minDepth && cands[i].tagged
+}
+
+// collect gathers the candidate fields of st, descending into untagged embedded structs.
+func (d *describer) collect(st *types.Struct, prefix string, depth int, out *[]candidate) {
+	for i := range st.NumFields() {
+		v := st.Field(i)
+		tag := st.Tag(i)
+		jsonTag, hasJSON := reflect.StructTag(tag).Lookup("json")
+		name, _, _ := strings.Cut(jsonTag, ",")
+		configurable := hasTagWord(reflect.StructTag(tag).Get("typeshift"), "configurable")
+		if jsonTag == "-" {
+			if configurable {
+				d.failf("TSH019", d.p.tagNode(v), v.Pos(), "%s is marked configurable but json:\"-\" keeps it out of stored settings", v.Name())
+			}
+			continue
+		}
+		goPath := prefix + v.Name()
+		if v.Embedded() && name == "" {
+			t := types.Unalias(v.Type())
+			if ptr, ok := t.(*types.Pointer); ok {
+				if _, isStruct := ptr.Elem().Underlying().(*types.Struct); isStruct {
+					d.failf("TSH020", d.p.fieldNodeOf(v), v.Pos(), "the embedded pointer %s is not supported: embed the struct by value or give the field a json name", d.p.goType(t))
+					return
+				}
+			}
+			if inner, ok := t.Underlying().(*types.Struct); ok && !isNamed(t, "time", "Time") {
+				d.collect(inner, goPath+".", depth+1, out)
+				if d.err != nil {
+					return
+				}
+				continue
+			}
+		}
+		if !v.Exported() {
+			if configurable {
+				d.failf("TSH019", d.p.tagNode(v), v.Pos(), "%s is marked configurable but is unexported, so it cannot be stored; export it", v.Name())
+				return
+			}
+			continue
+		}
+		_ = hasJSON
+		tagged := name != ""
+		if !tagged {
+			name = v.Name()
+		}
+		*out = append(*out, candidate{v: v, tag: tag, name: name, tagged: tagged, depth: depth, goPath: goPath})
+	}
+}
+
+// field describes one winning field.
+func (d *describer) field(c candidate, path string) *model.Field {
+	v := c.v
+	st := reflect.StructTag(c.tag)
+	_, opts, _ := strings.Cut(st.Get("json"), ",")
+	f := &model.Field{
+		GoName:    v.Name(),
+		Path:      c.goPath,
+		JSONName:  c.name,
+		OmitEmpty: hasTagWord(opts, "omitempty"),
+		OmitZero:  hasTagWord(opts, "omitzero"),
+	}
+	f.Configurable = hasTagWord(st.Get("typeshift"), "configurable")
+	fieldPath := path + "." + v.Name()
+	if f.Configurable && !storable(v.Type()) {
+		d.failf("TSH019", d.p.tagNode(v), v.Pos(), "%s is marked configurable but its type %s cannot be stored as JSON", fieldPath, d.p.goType(v.Type()))
+		return nil
+	}
+	f.Type = d.describe(v.Type(), fieldPath)
+	if f.Type == nil {
+		if d.err != nil && d.err.node == nil && !d.err.pos.IsValid() {
+			d.err.node = d.p.fieldNodeOf(v)
+			d.err.pos = v.Pos()
+		}
+		return nil
+	}
+	if hasTagWord(opts, "string") {
+		switch deref(f.Type).Kind {
+		case model.Bool, model.Int, model.Uint, model.Float:
+			f.Stringify = true
+		case model.String:
+			d.failf("TSH020", d.p.tagNode(v), v.Pos(), "the ,string option on the string field %s is not supported: drop it", fieldPath)
+			return nil
+		}
+	}
+	if f.OmitZero && !f.Type.HasIsZero && !types.Comparable(v.Type()) {
+		d.failf("TSH020", d.p.tagNode(v), v.Pos(), "omitzero on %s needs a comparable type or an IsZero method", fieldPath)
+		return nil
+	}
+	f.Required = !f.OmitEmpty && !f.OmitZero && f.Type.Kind != model.Pointer
+	if fs, ok := d.p.fieldSyntax[v]; ok {
+		f.Description = docText(fs.Doc)
+		if f.Description == "" {
+			f.Description = docText(fs.Comment)
+		}
+	}
+	cons, desc, req, err := d.p.schemaTag(st.Get("jsonschema"), f.Type)
+	if err != "" {
+		d.failf("TSH021", d.p.tagNode(v), v.Pos(), "jsonschema tag of %s: %s", fieldPath, err)
+		return nil
+	}
+	f.Constraints = cons
+	if desc != "" {
+		f.Description = desc
+	}
+	if cons.Default != "" {
+		f.Required = false
+	}
+	if req != nil {
+		f.Required = *req
+	}
+	return f
+}
+
+// storable reports whether a value of t can be kept in stored settings.
+func storable(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Chan, *types.Signature:
+		return false
+	case *types.Basic:
+		return u.Kind() != types.UnsafePointer && u.Info()&types.IsComplex == 0
+	case *types.Interface:
+		return u.Empty()
+	}
+	return true
+}
+
+// hasTagWord reports whether a comma-separated tag value holds word.
+func hasTagWord(list, word string) bool {
+	for w := range strings.SplitSeq(list, ",") {
+		if strings.TrimSpace(w) == word {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldNodeOf returns a field's syntax, or nil for fields of imported types.
+func (p *parser) fieldNodeOf(v *types.Var) ast.Node {
+	if f, ok := p.fieldSyntax[v]; ok {
+		return f
+	}
+	return nil
+}
+
+// tagNode returns a field's tag syntax, or the field, or nil.
+func (p *parser) tagNode(v *types.Var) ast.Node {
+	f, ok := p.fieldSyntax[v]
+	if !ok {
+		return nil
+	}
+	if f.Tag != nil {
+		return f.Tag
+	}
+	return f
+}
