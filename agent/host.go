@@ -78,7 +78,10 @@ type hostUse struct {
 
 // NewHost returns a host for the agent a, a pointer to a struct that embeds [Agent]. It runs a's Declare once and
 // binds its toolset uses to the instances in cfg.Toolsets.
-func NewHost(a interface{ base() *Agent; Declare() }, cfg Config) (*Host, error) {
+func NewHost(a interface {
+	base() *Agent
+	Declare()
+}, cfg Config) (*Host, error) {
 	ag, err := declare(a)
 	if err != nil {
 		return nil, err
@@ -186,8 +189,8 @@ type prepared struct {
 
 // preparedInput is the run's messages.
 type preparedInput struct {
-	msgs  []chat.Message // history + input
-	nHist int
+	msgs []chat.Message // history + input
+	nIn  int            // len(msgs): where the run's new messages start
 	into  *Result
 }
 
@@ -198,7 +201,7 @@ func (p *prepared) result(in preparedInput, resp *chat.Response) *Result {
 		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)
 		res.FinishReason = resp.FinishReason
 	}
-	res.New = res.Messages[in.nHist:]
+	res.New = res.Messages[in.nIn:]
 	return res
 }
 
@@ -208,11 +211,12 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (*prepared, prepar
 	for _, o := range opts {
 		o(&ri)
 	}
-	in := preparedInput{nHist: len(ri.history), into: ri.into}
+	in := preparedInput{into: ri.into}
 	in.msgs = append(slices.Clip(ri.history), ri.input...)
 	if len(ri.parts) > 0 {
 		in.msgs = append(in.msgs, chat.Message{Role: chat.RoleUser, Parts: ri.parts})
 	}
+	in.nIn = len(in.msgs)
 
 	st := &runState{h: h, name: h.decl.Name, mode: ri.mode}
 	st.run = toolset.Run{SettingsID: ri.settingsID, RunID: newRunID(), Agent: h.decl.Name, Mode: ri.mode}

@@ -7,7 +7,7 @@ type Result struct {
 	// Messages is the whole conversation: the history, the input and the run's new messages. Pass it to the next
 	// run with [Messages]; it holds the pending requests and the standing approvals.
 	Messages []chat.Message
-	// New is the run's new messages, the tail of Messages.
+	// New is the messages the run added after its input: the tail of Messages.
 	New []chat.Message
 	// Usage adds up the tokens of every model call of the run.
 	Usage chat.Usage

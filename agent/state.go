@@ -28,7 +28,7 @@ type runState struct {
 	standing      []standingApproval
 	pending       []chat.ApprovalRequest
 
-	mu sync.Mutex // guards usage: concurrent tools may run sub-agents that report it
+	mu    sync.Mutex // guards usage: concurrent tools may run sub-agents that report it
 	usage chat.Usage
 }
 
