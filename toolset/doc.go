@@ -26,6 +26,6 @@
 //
 // # Errors a model can cause
 //
-// Bad arguments yield a *tooljson.Error naming the JSON path; a tool may ask the model to try again with
+// Bad arguments yield an [*ArgumentError] naming the JSON path; a tool may ask the model to try again with
 // [Retry]; a panicking tool yields a [*PanicError]. All of them are messages for the model, never crashes.
 package toolset

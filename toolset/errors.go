@@ -3,7 +3,14 @@ package toolset
 import (
 	"errors"
 	"fmt"
+
+	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
+
+// ArgumentError reports arguments a model sent that do not fit the tool's schema: malformed JSON, a missing
+// required property, a wrong type or a value out of range. Its message names the JSON path and says what to fix.
+// Generated decoders return it; match it with errors.As.
+type ArgumentError = tooljson.Error
 
 // RetryError asks the model to call the tool again, differently. Tools return it through [Retry]; the tool loop
 // counts retries per tool and ends the run when a tool exceeds its limit.
