@@ -1,0 +1,138 @@
+// Package postgres keeps Typeshift's settings and conversations in
+// PostgreSQL through pgx v5, for services whose instances share a database.
+//
+//	pool, err := pgxpool.New(ctx, os.Getenv("TYPESHIFT_DATABASE_URL"))
+//	...
+//	if _, err := postgres.Migrate(ctx, pool); err != nil { ... }
+//	store := postgres.New(pool, nil)
+//	defer store.Close()
+//
+// # Tenancy
+//
+// Every table is guarded by a row-level security policy that admits the rows
+// of one settings id: the one the store sets, per transaction, with
+// set_config('typeshift.settings_id', $1, true). The policy is forced, so it
+// binds the tables' owner as well; a query that forgets its tenant finds no
+// rows rather than everyone's.
+//
+// # Leases
+//
+// A conversation's lease is a row with an owner, a random token and an
+// expiry, taken by one INSERT ... ON CONFLICT DO UPDATE that only succeeds
+// when the lease is free or expired, so of two instances claiming at once
+// exactly one wins. Append checks the lease and numbers the entries in the
+// same statement that inserts them.
+//
+// # Live events
+//
+// Publish sends NOTIFY on one channel ([Options.Channel]); Watch LISTENs on a
+// connection of its own, opened on the first watcher and closed after the
+// last, and hands each event to the watchers of its conversation. An event
+// whose notification would pass Postgres's payload limit (8000 bytes) is
+// written to a table and the notification carries its row id instead.
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/watch"
+)
+
+// Store is a [storage.Store] in PostgreSQL. It is safe for concurrent use.
+type Store struct {
+	pool           *pgxpool.Pool
+	channel        string
+	eventRetention time.Duration
+
+	hub watch.Hub
+
+	mu       sync.Mutex // guards the listener's state
+	watchers int
+	listen   *listener
+	closed   bool
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// Options configures a Store; nil or zero fields mean the defaults.
+type Options struct {
+	// Channel is the NOTIFY channel of live events; "" means
+	// "typeshift_events". Instances that follow each other's runs must use
+	// the same channel.
+	Channel string
+	// EventRetention is how long the body of a large event is kept for
+	// watchers to read; 0 means one minute.
+	EventRetention time.Duration
+}
+
+// New returns a store over pool. The pool's schema must have been migrated
+// with [Migrate]. Call Close when done, to stop the listener of Watch.
+func New(pool *pgxpool.Pool, opts *Options) *Store {
+	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: time.Minute}
+	if opts != nil {
+		if opts.Channel != "" {
+			s.channel = opts.Channel
+		}
+		if opts.EventRetention > 0 {
+			s.eventRetention = opts.EventRetention
+		}
+	}
+	return s
+}
+
+// Close ends every watch and stops listening. The pool stays open: it is the
+// caller's.
+func (s *Store) Close() {
+	s.mu.Lock()
+	s.closed = true
+	l := s.listen
+	s.listen = nil
+	s.mu.Unlock()
+	if l != nil {
+		l.stop()
+	}
+	s.hub.CloseAll()
+}
+
+// setTenant names the transaction's tenant for the row-level security
+// policies. It is always the first statement of a batch: pgx runs a batch in
+// one implicit transaction, so the setting holds for the statements after it
+// and ends with them.
+const setTenant = `SELECT set_config('typeshift.settings_id', $1, true)`
+
+// tenantBatch returns a batch that starts by naming the tenant.
+func tenantBatch(settingsID string) *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(setTenant, settingsID)
+	return b
+}
+
+// send runs b and gives fn its results after the tenant statement. The batch
+// is one round trip and one transaction.
+func (s *Store) send(ctx context.Context, b *pgx.Batch, fn func(br pgx.BatchResults) error) error {
+	br := s.pool.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return err
+	}
+	err := fn(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// wrap adds the package's prefix and the operation to a database error.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("postgres: %s: %w", op, err)
+}
