@@ -231,7 +231,7 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("%s++", i)
 		g.p("}")
 		g.p("if %s != %d {", i, t.Len)
-		g.p("d.Failf(\"must have %d items, got %%d\", %s)", t.Len, i)
+		g.p("d.Failf(\"must have %s, got %%d\", %s)", plural(t.Len, "item"), i)
 		g.p("}")
 		g.p("}")
 		return nil
@@ -305,12 +305,12 @@ func (g *gen) itemChecks(target string, o decodeOpts) {
 	}
 	if c := o.cons.MinItems; c > 0 {
 		g.p("if n := len(%s); n < %d {", target, c)
-		g.p("d.Failf(\"must have at least %d items, got %%d\", n)", c)
+		g.p("d.Failf(\"must have at least %s, got %%d\", n)", plural(c, "item"))
 		g.p("}")
 	}
 	if c := o.cons.MaxItems; c > 0 {
 		g.p("if n := len(%s); n > %d {", target, c)
-		g.p("d.Failf(\"must have at most %d items, got %%d\", n)", c)
+		g.p("d.Failf(\"must have at most %s, got %%d\", n)", plural(c, "item"))
 		g.p("}")
 	}
 }
@@ -360,11 +360,11 @@ func (g *gen) valueChecks(t *model.Type, target string, o decodeOpts) error {
 			g.p("if %s := utf8.RuneCountInString(%s); %s {", n, s, lengthCond(n, c))
 			switch {
 			case c.MinLength > 0 && c.MaxLength > 0:
-				g.p("d.Failf(\"must be %d to %d characters long, got %%d\", %s)", c.MinLength, c.MaxLength, n)
+				g.p("d.Failf(\"must be %d to %s long, got %%d\", %s)", c.MinLength, plural(c.MaxLength, "character"), n)
 			case c.MinLength > 0:
-				g.p("d.Failf(\"must be at least %d characters long, got %%d\", %s)", c.MinLength, n)
+				g.p("d.Failf(\"must be at least %s long, got %%d\", %s)", plural(c.MinLength, "character"), n)
 			default:
-				g.p("d.Failf(\"must be at most %d characters long, got %%d\", %s)", c.MaxLength, n)
+				g.p("d.Failf(\"must be at most %s long, got %%d\", %s)", plural(c.MaxLength, "character"), n)
 			}
 			g.p("}")
 		}
@@ -443,4 +443,12 @@ func (g *gen) pattern(re string) string {
 	g.patterns[re] = v
 	g.patternOrder = append(g.patternOrder, re)
 	return v
+}
+
+// plural spells a count of things: 1 item, 2 items.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

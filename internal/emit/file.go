@@ -13,7 +13,7 @@ import (
 	"go/token"
 	"path"
 	"slices"
-	"strconv"
+	"strings"
 
 	"github.com/typeshift-go/typeshift/internal/model"
 )
@@ -38,16 +38,7 @@ func File(pkg *model.Package) ([]byte, error) {
 	}
 	g.helpers()
 
-	var src bytes.Buffer
-	src.WriteString(Header + "\n\n")
-	fmt.Fprintf(&src, "package %s\n\n", pkg.Name)
-	src.WriteString("import (\n")
-	for _, imp := range g.imports() {
-		src.WriteString(imp + "\n")
-	}
-	src.WriteString(")\n")
-	src.Write(g.body.Bytes())
-	return tidy(src.Bytes())
+	return tidy(pkg.Name, g.imports(), g.body.Bytes())
 }
 
 // stdImports are the packages generated code may use, by the name it uses them with.
@@ -64,30 +55,58 @@ var stdImports = map[string]string{
 	"tooljson": "github.com/typeshift-go/typeshift/toolset/tooljson",
 }
 
-// imports lists every import the body might need; tidy drops those it does not use.
-func (g *gen) imports() []string {
-	var out []string
-	for _, p := range stdImports {
-		out = append(out, strconv.Quote(p))
-	}
-	for p, name := range g.pkg.Imports {
-		if _, std := stdImports[name]; std && stdImports[name] == p {
-			continue
-		}
-		if path.Base(p) == name {
-			out = append(out, strconv.Quote(p))
-		} else {
-			out = append(out, name+" "+strconv.Quote(p))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+// importSpec is one import the generated code may need.
+type importSpec struct {
+	name, path string
+	std        bool
 }
 
-// tidy removes unused imports and formats the file.
-func tidy(src []byte) ([]byte, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, FileName, src, parser.ParseComments)
+// imports lists every import the body might need; tidy drops those it does not use.
+func (g *gen) imports() []importSpec {
+	var out []importSpec
+	for name, p := range stdImports {
+		out = append(out, importSpec{name: name, path: p, std: !strings.Contains(p, ".")})
+	}
+	for p, name := range g.pkg.Imports {
+		if stdImports[name] == p {
+			continue
+		}
+		out = append(out, importSpec{name: name, path: p, std: !strings.Contains(strings.Split(p, "/")[0], ".")})
+	}
+	slices.SortFunc(out, func(a, b importSpec) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// tidy writes the file with the imports its body uses, gofmt'ed.
+func tidy(pkgName string, imports []importSpec, body []byte) ([]byte, error) {
+	write := func(imports []importSpec) []byte {
+		var src bytes.Buffer
+		src.WriteString(Header + "\n\n")
+		fmt.Fprintf(&src, "package %s\n\n", pkgName)
+		src.WriteString("import (\n")
+		for _, group := range []bool{true, false} {
+			n := 0
+			for _, imp := range imports {
+				if imp.std != group {
+					continue
+				}
+				if n == 0 && !group {
+					src.WriteString("\n")
+				}
+				n++
+				if path.Base(imp.path) == imp.name {
+					fmt.Fprintf(&src, "%q\n", imp.path)
+				} else {
+					fmt.Fprintf(&src, "%s %q\n", imp.name, imp.path)
+				}
+			}
+		}
+		src.WriteString(")\n")
+		src.Write(body)
+		return src.Bytes()
+	}
+	src := write(imports)
+	f, err := parser.ParseFile(token.NewFileSet(), FileName, src, 0)
 	if err != nil {
 		return nil, fmt.Errorf("emit: generated code does not parse: %w\n%s", err, numbered(src))
 	}
@@ -100,47 +119,12 @@ func tidy(src []byte) ([]byte, error) {
 		}
 		return true
 	})
-	var kept []ast.Spec
-	for _, d := range f.Decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok || gd.Tok != token.IMPORT {
-			continue
-		}
-		for _, s := range gd.Specs {
-			is := s.(*ast.ImportSpec)
-			p, _ := strconv.Unquote(is.Path.Value)
-			name := path.Base(p)
-			if is.Name != nil {
-				name = is.Name.Name
-			} else if n, ok := knownName(p); ok {
-				name = n
-			}
-			if used[name] {
-				kept = append(kept, s)
-			}
-		}
-		gd.Specs = kept
-		if len(kept) == 0 {
-			f.Decls = slices.DeleteFunc(f.Decls, func(x ast.Decl) bool { return x == gd })
-		}
-		break
-	}
-	var out bytes.Buffer
-	if err := format.Node(&out, fset, f); err != nil {
+	imports = slices.DeleteFunc(imports, func(imp importSpec) bool { return !used[imp.name] })
+	out, err := format.Source(write(imports))
+	if err != nil {
 		return nil, fmt.Errorf("emit: format generated code: %w", err)
 	}
-	// Format once more from text, so the import block is laid out as gofmt lays it out.
-	return format.Source(out.Bytes())
-}
-
-// knownName returns the package name of a standard import whose name is not its last path element.
-func knownName(p string) (string, bool) {
-	for name, sp := range stdImports {
-		if sp == p {
-			return name, true
-		}
-	}
-	return "", false
+	return out, nil
 }
 
 // numbered returns src with line numbers, for errors about generated code.
