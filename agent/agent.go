@@ -49,10 +49,10 @@ type runDefaults struct {
 	concurrentTools      bool
 }
 
-// declarer is implemented by every struct that embeds Agent.
-type declarer interface {
-	base() *Agent
+// A Declarer is an agent: a pointer to a struct that embeds [Agent] and describes the agent in its Declare method.
+type Declarer interface {
 	Declare()
+	base() *Agent
 }
 
 func (a *Agent) base() *Agent { return a }
@@ -143,7 +143,7 @@ const (
 )
 
 // declare runs the agent's Declare once and returns the recorded values.
-func declare(d declarer) (*Agent, error) {
+func declare(d Declarer) (*Agent, error) {
 	a := d.base()
 	if a.declared {
 		return a, nil

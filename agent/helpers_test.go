@@ -160,8 +160,8 @@ func decoding(name string) *toolset.Tool {
 	})
 }
 
-func readOnly(t *toolset.Tool) *toolset.Tool         { t.ReadOnly = true; return t }
-func needsApproval(t *toolset.Tool) *toolset.Tool    { t.RequiresApproval = true; return t }
+func readOnly(t *toolset.Tool) *toolset.Tool          { t.ReadOnly = true; return t }
+func needsApproval(t *toolset.Tool) *toolset.Tool     { t.RequiresApproval = true; return t }
 func withID(t *toolset.Tool, id string) *toolset.Tool { t.ID = id; return t }
 
 // plain is an agent without toolset uses.

@@ -78,10 +78,7 @@ type hostUse struct {
 
 // NewHost returns a host for the agent a, a pointer to a struct that embeds [Agent]. It runs a's Declare once and
 // binds its toolset uses to the instances in cfg.Toolsets.
-func NewHost(a interface {
-	base() *Agent
-	Declare()
-}, cfg Config) (*Host, error) {
+func NewHost(a Declarer, cfg Config) (*Host, error) {
 	ag, err := declare(a)
 	if err != nil {
 		return nil, err
@@ -191,7 +188,7 @@ type prepared struct {
 type preparedInput struct {
 	msgs []chat.Message // history + input
 	nIn  int            // len(msgs): where the run's new messages start
-	into  *Result
+	into *Result
 }
 
 func (p *prepared) result(in preparedInput, resp *chat.Response) *Result {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -115,10 +116,10 @@ func (h *Host) capResult(res json.RawMessage) json.RawMessage {
 		return res
 	}
 	cut := res[:limit]
-	for len(cut) > 0 && cut[len(cut)-1]&0xC0 == 0x80 { // keep whole UTF-8 sequences
-		cut = cut[:len(cut)-1]
-	}
-	if len(cut) > 0 && cut[len(cut)-1] >= 0xC0 {
+	for i := 0; i < utf8.UTFMax && len(cut) > 0; i++ { // keep whole UTF-8 sequences
+		if r, size := utf8.DecodeLastRune(cut); r != utf8.RuneError || size > 1 {
+			break
+		}
 		cut = cut[:len(cut)-1]
 	}
 	note := "\n[truncated: the result has " + strconv.Itoa(len(res)) + " bytes; only the first " + strconv.Itoa(len(cut)) + " are shown]"

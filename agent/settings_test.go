@@ -64,14 +64,14 @@ func TestSettingsLayers(t *testing.T) {
 		return nil, nil
 	})
 	tests := []struct {
-		name      string
-		tenant    string
-		run       string
-		model     string
-		temp      float64
-		limit     string // what the search tool reports
-		wantErr   string
-		maxCalls  int
+		name     string
+		tenant   string
+		run      string
+		model    string
+		temp     float64
+		limit    string // what the search tool reports
+		wantErr  string
+		maxCalls int
 	}{
 		{"code defaults", "", "", "m1", 0.5, "20", "", 7},
 		{"stored", "tenant-a", "", "m-stored", 0.1, "5", "", 5},
