@@ -280,7 +280,7 @@ func TestSourceNames(t *testing.T) {
 		{toolset.Rename(tickets, nil), "Renamed(Tickets)"},
 		{toolset.Filter(tickets, nil), "Filtered(Tickets)"},
 		{toolset.Wrap(tickets, nil), "Wrapped(Tickets)"},
-		{toolset.Wrap(tickets, nil).Named("Tagged"), "Tagged(Tickets)"},
+		{toolset.Wrap(tickets, nil).WithName("Tagged"), "Tagged(Tickets)"},
 		{toolset.Combine(tickets, toolset.Prefix(tickets, "x"), compTool("a", "b")), `Combined(Tickets, Prefixed("x", Tickets), tool "b")`},
 		{toolset.Filter(toolset.Prefix(toolset.List{}, "x"), nil), `Filtered(Prefixed("x", toolset.List))`},
 	}

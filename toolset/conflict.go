@@ -22,6 +22,7 @@ type ConflictError struct {
 	Conflicts []Conflict
 }
 
+// Error lists the conflicts, one a line when there are several.
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	if len(e.Conflicts) == 1 {

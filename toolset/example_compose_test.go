@@ -177,7 +177,7 @@ func ExampleWrap() {
 			tools[i] = c
 		}
 		return tools, nil
-	}).Named("Tagged")
+	}).WithName("Tagged")
 
 	tools, _ := experimental.Tools(context.Background(), nil)
 	for _, t := range tools {

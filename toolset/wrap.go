@@ -29,14 +29,14 @@ func Wrap(src Source, fn WrapFunc) *Wrapped {
 	return &Wrapped{src: src, fn: fn}
 }
 
-// Named returns w named name in error messages instead of "Wrapped(...)", as "Tagged(Tickets)" for a wrapper that
-// tags descriptions. It returns w.
-func (w *Wrapped) Named(name string) *Wrapped {
+// WithName names w in error messages name(...) instead of Wrapped(...), as "Tagged(Tickets)" for a wrapper that
+// tags descriptions. It returns w; call it before the source is first used.
+func (w *Wrapped) WithName(name string) *Wrapped {
 	w.name = name
 	return w
 }
 
-// SourceName returns the source's name in error messages: the name given to [Wrapped.Named] around the wrapped
+// SourceName returns the source's name in error messages: the name given to [Wrapped.WithName] around the wrapped
 // source's name, or "Wrapped(Tickets)".
 func (w *Wrapped) SourceName() string {
 	name := w.name

@@ -74,7 +74,7 @@ func TestWrapErrors(t *testing.T) {
 		want string
 	}{
 		{"function fails", toolset.Wrap(newCompSource("Tickets", "a"), failing), "Wrapped(Tickets): bad"},
-		{"named", toolset.Wrap(newCompSource("Tickets", "a"), failing).Named("Audited"), "Audited(Tickets): bad"},
+		{"named", toolset.Wrap(newCompSource("Tickets", "a"), failing).WithName("Audited"), "Audited(Tickets): bad"},
 		{"a name twice", toolset.Wrap(newCompSource("Tickets", "a"), dup),
 			`tool name conflict: "a" contributed by: Wrapped(Tickets), Wrapped(Tickets)`},
 		{"a nil tool", toolset.Wrap(newCompSource("Tickets", "a"), nilTool), "Wrapped(Tickets): returned a nil tool"},
