@@ -146,6 +146,17 @@ func TestCombineConflicts(t *testing.T) {
 			},
 		},
 		{
+			name: "inside a wrap, deep inside",
+			build: func() toolset.Source {
+				inner := toolset.Wrap(toolset.Combine(newCompSource("Reports", "q"), newCompSource("Archive", "q")), nil)
+				return toolset.Combine(newCompSource("Tickets", "x_q"), toolset.Prefix(toolset.Combine(inner), "x"))
+			},
+			want: []toolset.Conflict{{Name: "q", Sources: []string{
+				`tools[1] Prefixed("x", Combined(...)[0] Wrapped(Combined(Reports, Archive)) / tools[0] Reports)`,
+				`tools[1] Prefixed("x", Combined(...)[0] Wrapped(Combined(Reports, Archive)) / tools[1] Archive)`,
+			}}},
+		},
+		{
 			name: "sources without a name are called by their type",
 			build: func() toolset.Source {
 				return toolset.Combine(
