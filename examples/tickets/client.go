@@ -44,7 +44,7 @@ func (c *MemoryClient) Search(ctx context.Context, query string, includeClosed b
 	words := strings.Fields(strings.ToLower(query))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []Ticket
+	out := []Ticket{} // an empty result is [], not null
 	for _, tk := range c.tickets {
 		if tk.Status == StatusClosed && !includeClosed {
 			continue

@@ -41,8 +41,8 @@ func (t *Tickets) Declare() {
 
 // SearchInput is what the model sends to search_tickets.
 type SearchInput struct {
-	// Words the ticket's title contains.
-	Query string `json:"query" jsonschema:"minLength=1"`
+	// Words the ticket's title contains; empty for every ticket.
+	Query string `json:"query"`
 	// Only tickets in this state. Leave it out for tickets in any state the settings allow.
 	Status *Status `json:"status,omitempty"`
 }

@@ -47,7 +47,7 @@ type SearchArgs struct {
 	// Whether closed tickets count.
 	IncludeClosed bool `json:"include_closed,omitempty"`
 	// Which tickets to consider.
-	Filter Filter `json:"filter,omitzero"`
+	Filter *Filter `json:"filter,omitempty"`
 	// Only tickets opened at or after this time.
 	Since time.Time `json:"since,omitzero"`
 	// Tickets carrying all of these tags.
