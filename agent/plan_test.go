@@ -1,0 +1,102 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+func planTools(runs *atomic.Int32) []*toolset.Tool {
+	return []*toolset.Tool{readOnly(echo("search")), echo("update"), closer(runs)}
+}
+
+func TestPlanMode(t *testing.T) {
+	is := is.New(t)
+	var runs atomic.Int32
+	m := script(
+		call(tc("1", "search", `{}`), tc("2", "update", `{}`)),
+		call(tc("3", agent.ExitPlanModeTool, `{"plan":"1. update the ticket"}`)),
+	)
+	h := host(m, agent.Config{}, planTools(&runs)...)
+	res, err := h.Run(context.Background(), agent.Text("fix it"), agent.Mode(agent.ModePlan))
+	is.NoErr(err)
+	// Only read-only tools and exit_plan_mode are offered; the planning instruction is appended.
+	is.Equal(joined(m.tools[0]), "search,exit_plan_mode")
+	is.True(strings.HasPrefix(m.instr[0], "Be brief.\n\n"))
+	is.True(strings.Contains(m.instr[0], agent.PlanInstructions))
+	got := results(res.New)
+	is.Equal(string(got["1"].Result), `{}`)
+	is.True(strings.Contains(got["2"].Error, `tool "update" is not available in plan mode`)) // hidden, not run
+	// The plan waits for approval; the run stays in plan mode.
+	is.Equal(len(res.Pending), 1)
+	is.Equal(res.Pending[0].ToolID, agent.ExitPlanModeID)
+	is.Equal(res.Mode, agent.ModePlan)
+
+	// Approving the plan switches the mode, and the run goes on with every tool.
+	m2 := script(call(tc("4", "update", `{"done":true}`)), say("updated"))
+	h2 := host(m2, agent.Config{}, planTools(&runs)...)
+	res2, err := h2.Run(context.Background(), agent.Messages(res.Messages), agent.Mode(res.Mode), agent.Approve(res.Pending[0].ID))
+	is.NoErr(err)
+	is.Equal(res2.Mode, agent.ModeDefault)
+	is.Equal(joined(m2.tools[0]), "search,update,close_ticket")
+	is.Equal(m2.instr[0], "Be brief.")
+	r := results(res2.New)
+	is.True(strings.Contains(string(r["3"].Result), "approved"))
+	is.Equal(string(r["4"].Result), `{"done":true}`)
+	is.Equal(res2.Text(), "updated")
+}
+
+func TestPlanRejected(t *testing.T) {
+	is := is.New(t)
+	var runs atomic.Int32
+	m := script(call(tc("1", agent.ExitPlanModeTool, `{"plan":"delete everything"}`)))
+	h := host(m, agent.Config{}, planTools(&runs)...)
+	res, err := h.Run(context.Background(), agent.Text("x"), agent.Mode(agent.ModePlan))
+	is.NoErr(err)
+
+	m2 := script(say("revised"))
+	res2, err := host(m2, agent.Config{}, planTools(&runs)...).Run(context.Background(),
+		agent.Messages(res.Messages), agent.Mode(res.Mode), agent.Reject(res.Pending[0].ID, "Too much."))
+	is.NoErr(err)
+	is.Equal(res2.Mode, agent.ModePlan)
+	is.Equal(joined(m2.tools[0]), "search,exit_plan_mode")
+	is.True(strings.Contains(m2.lastResults()["1"].Error, "The plan was not approved: Too much."))
+}
+
+func TestPlanApprovedByRuleSwitchesWithinTheRun(t *testing.T) {
+	is := is.New(t)
+	var runs atomic.Int32
+	m := script(
+		call(tc("1", agent.ExitPlanModeTool, `{"plan":"close it"}`)),
+		call(tc("2", "close_ticket", `{"number":1}`)),
+		say("closed"),
+	)
+	h := host(m, agent.Config{Rules: []agent.Rule{agent.AllowTool(agent.ExitPlanModeID)}}, planTools(&runs)...)
+	res, err := h.Run(context.Background(), agent.Text("x"), agent.Mode(agent.ModePlan))
+	is.NoErr(err)
+	is.Equal(joined(m.tools[0]), "search,exit_plan_mode")
+	is.Equal(joined(m.tools[1]), "search,update,close_ticket")
+	is.Equal(res.Mode, agent.ModeDefault)
+	// close_ticket still needs its own approval.
+	is.Equal(len(res.Pending), 1)
+	is.Equal(res.Pending[0].Call.Name, "close_ticket")
+	is.Equal(runs.Load(), int32(0))
+}
+
+func TestExitPlanModeOutsidePlanMode(t *testing.T) {
+	is := is.New(t)
+	var runs atomic.Int32
+	m := script(call(tc("1", agent.ExitPlanModeTool, `{"plan":"x"}`)), say("ok"))
+	res, err := host(m, agent.Config{}, planTools(&runs)...).Run(context.Background(), agent.Text("x"))
+	is.NoErr(err)
+	is.Equal(len(res.Pending), 0)
+	is.True(strings.HasPrefix(m.lastResults()["1"].Error, `unknown tool "exit_plan_mode"`))
+	_ = chat.RoleTool
+}
