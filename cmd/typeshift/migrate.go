@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/typeshift-go/typeshift/storage/postgres"
+)
+
+// envDatabaseURL names the variable migrate and verify-store read the
+// database's URL from when -database-url is not given.
+const envDatabaseURL = "TYPESHIFT_DATABASE_URL"
+
+// runMigrate is "typeshift migrate": it applies the Postgres store's
+// migrations that the database lacks.
+func runMigrate(ctx context.Context, args []string) error {
+	return migrate(ctx, args, os.Stdout, os.Stderr)
+}
+
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: typeshift migrate [-database-url url] [-schema name]
+
+migrate creates or upgrades the tables of a Typeshift Postgres store. It
+applies, in order and each in its own transaction, the migrations the schema
+lacks, under an advisory lock, so instances starting together are safe. It
+prints what it applied and the schema's version.
+
+`)
+		fs.PrintDefaults()
+	}
+	url := fs.String("database-url", os.Getenv(envDatabaseURL), "the database's URL (default $"+envDatabaseURL+")")
+	schema := fs.String("schema", "", "the schema to migrate (default: the first on the role's search_path)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("migrate: unexpected arguments %q", fs.Args())
+	}
+	pool, err := openPool(ctx, *url, *schema)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer pool.Close()
+
+	applied, err := postgres.Migrate(ctx, pool)
+	all, _ := postgres.Migrations()
+	for _, v := range applied {
+		for _, m := range all {
+			if m.Version == v {
+				fmt.Fprintf(stdout, "applied %s\n", m.Name)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	v, err := postgres.SchemaVersion(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintf(stdout, "schema is up to date at version %d\n", v)
+	} else {
+		fmt.Fprintf(stdout, "schema is at version %d\n", v)
+	}
+	return nil
+}
+
+// openPool connects to url, with schema first on the search_path when given.
+func openPool(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
+	if url == "" {
+		return nil, errors.New("no database: give -database-url or set " + envDatabaseURL)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's message may quote the URL, password and all; say less.
+		return nil, errors.New("the database URL cannot be parsed")
+	}
+	if schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connecting to the database: %w", err)
+	}
+	return pool, nil
+}
