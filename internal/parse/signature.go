@@ -62,11 +62,11 @@ func (p *parser) readSignature(t *model.Tool, fn *types.Func, c *chain, arg ast.
 		input, settings = structs[0], structs[1]
 		if settingsType == nil {
 			p.report(arg, "TSH018", Error, fmt.Sprintf(
-				"%s takes settings (%s) but the chain gives none: add WithSettings(%s{...}) to the chain",
+				"%s takes settings of type %s but the chain gives none: add WithSettings(%s{...}) to the chain",
 				fn.Name(), p.typeName(settings.Type()), p.typeName(settings.Type())))
 			return false
 		}
-	case len(structs) == 1 && settingsType != nil:
+	case len(structs) == 1 && settingsType != nil && types.Identical(structs[0].Type(), settingsType):
 		settings = structs[0]
 	case len(structs) == 1:
 		input = structs[0]
@@ -74,13 +74,13 @@ func (p *parser) readSignature(t *model.Tool, fn *types.Func, c *chain, arg ast.
 	if settingsType != nil {
 		if settings == nil {
 			p.report(c.settingsArg, "TSH018", Error, fmt.Sprintf(
-				"%s takes no settings parameter: add a %s parameter after the input, or remove WithSettings",
+				"%s takes no settings parameter: add a parameter of type %s after the input, or remove WithSettings",
 				fn.Name(), p.typeName(settingsType)))
 			return false
 		}
 		if !types.Identical(settings.Type(), settingsType) {
 			p.report(c.settingsArg, "TSH018", Error, fmt.Sprintf(
-				"the settings are %s but %s takes %s: pass a %s value",
+				"the settings are of type %s but %s takes %s: pass a value of type %s",
 				p.typeName(settingsType), fn.Name(), p.typeName(settings.Type()), p.typeName(settings.Type())))
 			return false
 		}
