@@ -125,3 +125,20 @@ func BenchmarkCompileSchema(b *testing.B) {
 		}
 	}
 }
+
+// TestToolsBuildIsCheap bounds what building a fresh toolset's tools allocates. The schemas are literals, so
+// the cost is a few small structs per tool; inferring or compiling a schema at this point would take hundreds
+// of allocations (see BenchmarkCompileSchema).
+func TestToolsBuildIsCheap(t *testing.T) {
+	ctx := context.Background()
+	results := benchdata.SampleResults()
+	allocs := testing.AllocsPerRun(100, func() {
+		s := &benchdata.Search{Results: results}
+		if _, err := s.Tools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 16 {
+		t.Errorf("building one tool allocates %.0f times, want at most 16", allocs)
+	}
+}
