@@ -1,0 +1,122 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"testing"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	ticketsx "github.com/typeshift-go/typeshift/examples/tickets"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// supportAgent uses the generated tickets toolset, with the declaration the generator would write.
+type supportAgent struct{ agent.Agent }
+
+func (a *supportAgent) Declare() {
+	a.WithInstructions("You help customers with their support tickets.")
+	a.WithModel("test", "m1")
+	agent.Use[*ticketsx.Tickets](a).Exclude((*ticketsx.Tickets).CloseTicket)
+}
+
+func (a *supportAgent) TypeshiftDeclaration() agent.Declaration {
+	return agent.Declaration{Name: "Support", Uses: []agent.UseDeclaration{{Index: 0, Exclude: []string{"close_ticket"}}}}
+}
+
+// roundModel answers a user message with two tool calls and a tool message with text: one round.
+type roundModel struct{}
+
+var roundCalls = []chat.Part{
+	chat.ToolCall{ID: "call_1", Name: "search_tickets", Arguments: json.RawMessage(`{"query":"printer"}`)},
+	chat.ToolCall{ID: "call_2", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)},
+}
+
+func (roundModel) Respond(_ context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
+	if msgs[len(msgs)-1].Role == chat.RoleTool {
+		return &chat.Response{Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Ticket 4711 is open."}}}},
+			Usage: oneUsage, FinishReason: chat.FinishStop}, nil
+	}
+	return &chat.Response{Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: roundCalls}}, Usage: oneUsage, FinishReason: chat.FinishToolCalls}, nil
+}
+
+func (m roundModel) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		resp, err := m.Respond(ctx, msgs, opts)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		yield(chat.Update{Role: chat.RoleAssistant, Parts: resp.Messages[0].Parts}, nil)
+	}
+}
+
+// BenchmarkRound runs one model round with two tool calls, then the model's answer: through the whole pipeline,
+// and through a hand-written loop that calls the same model and the same generated tools directly.
+func BenchmarkRound(b *testing.B) {
+	ctx := context.Background()
+	ts := &ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}
+	model := roundModel{}
+
+	b.Run("pipeline", func(b *testing.B) {
+		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := h.Run(ctx, agent.Text("Is my printer ticket open?"))
+			if err != nil || res.Text() == "" {
+				b.Fatal(err)
+			}
+		}
+	})
+
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if text := directRound(ctx, model, ts); text == "" {
+				b.Fatal("no answer")
+			}
+		}
+	})
+}
+
+// directRound is the hand-written loop: what a program without the pipeline would write.
+func directRound(ctx context.Context, model chat.Client, ts *ticketsx.Tickets) string {
+	tools, err := ts.Tools(ctx, nil)
+	if err != nil {
+		panic(err)
+	}
+	tools = tools[:2] // without close_ticket
+	opts := &chat.Options{Model: "m1", Instructions: "You help customers with their support tickets.", Tools: tools}
+	msgs := []chat.Message{chat.UserText("Is my printer ticket open?")}
+	for {
+		resp, err := model.Respond(ctx, msgs, opts)
+		if err != nil {
+			panic(err)
+		}
+		msgs = append(msgs, resp.Messages...)
+		calls := resp.Messages[len(resp.Messages)-1].ToolCalls()
+		if len(calls) == 0 {
+			return resp.Messages[len(resp.Messages)-1].Text()
+		}
+		results := make([]chat.Part, len(calls))
+		for i, c := range calls {
+			var t *toolset.Tool
+			for _, x := range tools {
+				if x.Name == c.Name {
+					t = x
+				}
+			}
+			res, err := t.Call(ctx, &toolset.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			if err != nil {
+				results[i] = chat.ToolResult{CallID: c.ID, Error: err.Error()}
+				continue
+			}
+			results[i] = chat.ToolResult{CallID: c.ID, Result: res}
+		}
+		msgs = append(msgs, chat.Message{Role: chat.RoleTool, Parts: results})
+	}
+}
