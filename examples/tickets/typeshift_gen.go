@@ -6,10 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
+
 	"github.com/typeshift-go/typeshift/toolset"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
-
-	"unicode/utf8"
 )
 
 var _ toolset.Source = (*Tickets)(nil)

@@ -6,12 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"unicode/utf8"
+
 	"github.com/typeshift-go/typeshift/toolset"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
-
-	"regexp"
-
-	"unicode/utf8"
 )
 
 var _ toolset.Source = (*Search)(nil)
