@@ -156,30 +156,38 @@ func (g *generator) write(path string, pkg *model.Package) (bool, error) {
 	return true, os.WriteFile(path, src, 0o644)
 }
 
-// load loads the packages with their syntax and types. Existing generated files are replaced by empty ones
-// first, so that a stale generated file cannot break type checking.
+// load loads the packages with their syntax and types. When a package fails to type-check and has a generated
+// file, the packages are loaded again with the generated files blanked, so that a stale generated file cannot
+// stand in the way of regenerating it.
 func (g *generator) load(ctx context.Context, patterns []string) ([]*packages.Package, error) {
-	cfg := &packages.Config{Context: ctx, Dir: g.dir, Mode: packages.NeedName | packages.NeedFiles}
+	cfg := &packages.Config{
+		Context: ctx,
+		Dir:     g.dir,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
+	}
 	if g.tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + g.tags}
 	}
-	listed, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("load packages: %w", err)
-	}
-	cfg.Overlay = map[string][]byte{}
-	for _, pkg := range listed {
-		for _, f := range pkg.GoFiles {
-			if filepath.Base(f) == emit.FileName && pkg.Name != "" {
-				cfg.Overlay[f] = []byte("package " + pkg.Name + "\n")
-			}
-		}
-	}
-	cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-		packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("load packages: %w", err)
+	}
+	overlay := map[string][]byte{}
+	reload := false
+	for _, pkg := range pkgs {
+		for _, f := range pkg.GoFiles {
+			if filepath.Base(f) == emit.FileName && pkg.Name != "" {
+				overlay[f] = []byte("package " + pkg.Name + "\n")
+				reload = reload || len(pkg.Errors) > 0
+			}
+		}
+	}
+	if reload {
+		cfg.Overlay = overlay
+		if pkgs, err = packages.Load(cfg, patterns...); err != nil {
+			return nil, fmt.Errorf("load packages: %w", err)
+		}
 	}
 	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return cmp.Compare(a.PkgPath, b.PkgPath) })
 	return pkgs, nil

@@ -56,7 +56,6 @@ func scratch(t *testing.T) string {
 }
 
 func TestGenerateWritesChecksAndDeletes(t *testing.T) {
-	t.Parallel()
 	is := is.New(t)
 	dir := scratch(t)
 	src := filepath.Join(dir, "gen.go")
@@ -93,7 +92,6 @@ func TestGenerateWritesChecksAndDeletes(t *testing.T) {
 }
 
 func TestGenerateListsEveryError(t *testing.T) {
-	t.Parallel()
 	is := is.New(t)
 	dir := scratch(t)
 	is.NoErr(os.WriteFile(filepath.Join(dir, "gen.go"), []byte(badSource), 0o644))
@@ -110,7 +108,6 @@ func TestGenerateListsEveryError(t *testing.T) {
 }
 
 func TestGeneratedFixturesAreFresh(t *testing.T) {
-	t.Parallel()
 	var stderr bytes.Buffer
 	g := &generator{dir: filepath.Join("..", "..", "internal", "emit"), check: true, stdout: &stderr, stderr: &stderr}
 	if err := g.run(context.Background(), []string{"./testdata/src/tickets", "./testdata/src/shapes"}); err != nil {
