@@ -1,0 +1,87 @@
+package analysis_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/typeshift-go/typeshift/analysis"
+)
+
+// testdata is the module of the analysistest packages. It replaces the typeshift module with this repository, so
+// the packages import the real toolset package.
+func testdata() string { return filepath.Join(analysistest.TestData(), "src") }
+
+// The diagnostic packages are checked without TSH010 (-generated=false): a package with deliberate errors has no
+// generated file to compare, and the generated-file check is tested on its own. The clean package has an input
+// field without a description, so it also shows that TSH022 is off by default.
+var diagnosticPackages = []string{
+	"example.com/tsh003",
+	"example.com/tsh004",
+	"example.com/tsh007",
+	"example.com/tsh008",
+	"example.com/tsh009",
+	"example.com/tsh014",
+	"example.com/tsh015",
+	"example.com/tsh017",
+	"example.com/tsh018",
+	"example.com/tsh019",
+	"example.com/tsh020",
+	"example.com/tsh021",
+	"example.com/clean",
+	"example.com/names/base",
+	"example.com/names/other",
+	"example.com/names/app",
+	"example.com/names/deep",
+}
+
+// TestDiagnostics runs every diagnostic package, the cross-package duplicates (app imports base directly, deep
+// only through other) and the suggested fixes, which are checked against the .golden files. The package fact
+// expectations on the first line of each package check what it exports.
+func TestDiagnostics(t *testing.T) {
+	t.Parallel()
+	a := analysis.NewAnalyzer(false, false, "")
+	analysistest.RunWithSuggestedFixes(t, testdata(), a, diagnosticPackages...)
+}
+
+func TestFieldDocs(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, testdata(), analysis.NewAnalyzer(false, true, ""), "example.com/tsh022")
+}
+
+// TestSkip runs two packages with their codes skipped: their expectations go unmet and nothing is reported.
+func TestSkip(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var unmet recorder
+	results := analysistest.Run(&unmet, testdata(), analysis.NewAnalyzer(false, false, "tsh009, TSH008"),
+		"example.com/tsh009", "example.com/tsh008")
+	is.True(len(results) == 2)
+	for _, r := range results {
+		is.Equal(len(r.Diagnostics), 0) // skipped codes are not reported
+	}
+	is.Equal(len(unmet), 4) // the want of tsh009 and the three of tsh008 go unmet
+}
+
+// recorder is an analysistest.Testing that keeps what it is told instead of failing the test.
+type recorder []string
+
+func (r *recorder) Errorf(format string, args ...any) { *r = append(*r, fmt.Sprintf(format, args...)) }
+
+func (r recorder) String() string { return strings.Join(r, "\n") }
+
+func TestDocListsEveryCode(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	for _, code := range []string{
+		"TSH003", "TSH004", "TSH007", "TSH008", "TSH009", "TSH010", "TSH014", "TSH015", "TSH017",
+		"TSH018", "TSH019", "TSH020", "TSH021", "TSH022", "TSH023", "TSH024",
+	} {
+		is.True(strings.Contains(analysis.Analyzer.Doc, code+":") || strings.Contains(analysis.Analyzer.Doc, code+" ("))
+	}
+	is.True(strings.HasPrefix(analysis.Analyzer.Doc, "typeshift: ")) // the Doc starts with its title line
+}

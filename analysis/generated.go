@@ -1,0 +1,92 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"path/filepath"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/typeshift-go/typeshift/internal/emit"
+	"github.com/typeshift-go/typeshift/internal/model"
+	"github.com/typeshift-go/typeshift/internal/parse"
+)
+
+// GeneratedFile is the name of the file the generator writes in each package.
+const GeneratedFile = emit.FileName
+
+// checkGeneratedFile reports (TSH010) a generated file that differs from what typeshift generate would leave in
+// the package: it is missing, out of date, or left over in a package that declares no toolsets any more. It
+// generates the file in memory from the same model, so it agrees with the generator byte for byte. When the file
+// exists, the suggested fix replaces its content; a missing file has no fix, since a fix cannot create a file.
+//
+// The caller runs it only when the parser reported no errors: the generator writes nothing until they are fixed.
+func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package) {
+	var gen *ast.File
+	var genName string
+	for _, f := range pass.Files {
+		if name := pass.Fset.File(f.FileStart).Name(); filepath.Base(name) == GeneratedFile {
+			gen, genName = f, name
+		}
+	}
+	wants := len(pkg.Toolsets) > 0 // the generator writes a file for toolsets only, and deletes it otherwise
+	if gen == nil && !wants {
+		return
+	}
+	stale := func(msg string, fix []byte) {
+		d := parse.Diagnostic{Pos: gen.Package, End: gen.Name.End(), Code: codeStale, Severity: parse.Error, Message: msg}
+		if fix != nil {
+			d.Fixes = []parse.Fix{{
+				Message: "Regenerate " + GeneratedFile,
+				Edits:   []parse.Edit{{Pos: gen.FileStart, End: gen.FileEnd, NewText: string(fix)}},
+			}}
+		}
+		r.report(d)
+	}
+
+	var got []byte
+	if gen != nil {
+		var err error
+		if got, err = pass.ReadFile(genName); err != nil {
+			return // the driver keeps the file from us: nothing to compare
+		}
+		got = normalizeNewlines(got)
+		if !bytes.HasPrefix(got, []byte(emit.Header)) {
+			stale(GeneratedFile+" was not written by typeshift, which needs the name: rename the file", nil)
+			return
+		}
+	}
+	if !wants {
+		stale(GeneratedFile+" is left over, as the package declares no toolsets: run go generate or delete the file", nil)
+		return
+	}
+
+	want, err := emit.File(pkg)
+	if err != nil {
+		pos, end := loc.typeName(pkg.Toolsets[0].TypeName)
+		r.report(parse.Diagnostic{
+			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
+			Message: fmt.Sprintf("the generator cannot write %s for this package: %v", GeneratedFile, err),
+		})
+		return
+	}
+	switch {
+	case gen == nil:
+		pos, end := loc.typeName(pkg.Toolsets[0].TypeName)
+		r.report(parse.Diagnostic{
+			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
+			Message: GeneratedFile + " is missing: run go generate, with a //go:generate line that runs typeshift generate",
+		})
+	case !bytes.Equal(got, want):
+		stale(GeneratedFile+" is out of date: run go generate", want)
+	}
+}
+
+// normalizeNewlines turns CRLF line endings, which a checkout on Windows may produce, into the generator's LF.
+func normalizeNewlines(b []byte) []byte {
+	if !bytes.Contains(b, []byte("\r\n")) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+}

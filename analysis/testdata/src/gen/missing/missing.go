@@ -1,0 +1,21 @@
+// Package missing declares a toolset but has no generated file.
+package missing
+
+import (
+	"context"
+
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+type Input struct {
+	// ID names the ticket.
+	ID string `json:"id"`
+}
+
+// Tickets has no generated code.
+type Tickets struct{ toolset.Toolset } // want `TSH010: typeshift_gen.go is missing: run go generate`
+
+func (t *Tickets) Declare() { t.AddTool(t.Get) }
+
+// Get reads a ticket.
+func (t *Tickets) Get(ctx context.Context, in Input) error { return nil }

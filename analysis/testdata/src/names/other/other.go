@@ -1,0 +1,22 @@
+// Package other imports base and names its tools apart. // want package:`tools Other\{search_orders\}`
+package other
+
+import (
+	"context"
+
+	"example.com/names/base"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// Other has a tool of its own.
+type Other struct {
+	toolset.Toolset
+	Tickets *base.Tickets
+}
+
+func (o *Other) Declare() {
+	o.AddTool(o.SearchOrders)
+}
+
+// SearchOrders searches orders.
+func (o *Other) SearchOrders(ctx context.Context, in base.Input) error { return nil }
