@@ -80,7 +80,8 @@ func Overrides(pkg *model.Package, settings *model.Type, configurable []string) 
 	slices.SortStableFunc(fields, func(a, b *model.Field) int {
 		return slices.Index(root.Fields, a) - slices.Index(root.Fields, b)
 	})
-	g.rootKey = key
+	// The overrides object holds only some of the settings' fields, so it cannot stand for the settings type:
+	// a settings type that contains itself goes under $defs whole.
 	if key != "" {
 		g.uses[key] = 1
 	}

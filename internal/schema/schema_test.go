@@ -277,6 +277,20 @@ func TestOverrides(t *testing.T) {
 	is.True(strings.Contains(err.Error(), `"limt"`))
 }
 
+func TestOverridesOfARecursiveType(t *testing.T) {
+	is := is.New(t)
+	settings := object("Rules", field("Name", "name", tString), optional(field("Fallback", "fallback", ptr(ref("x.Rules")))))
+	settings.Key = "x.Rules"
+	pkg := &model.Package{Types: map[string]*model.Type{"x.Rules": settings}}
+	got, err := schema.Overrides(pkg, ref("x.Rules"), []string{"fallback"})
+	is.NoErr(err)
+	is.Equal(string(got), `{"type":"object","properties":{"fallback":{"anyOf":[{"$ref":"#/$defs/Rules"},{"type":"null"}]}},"additionalProperties":false,"$defs":{"Rules":{"type":"object","properties":{"name":{"type":"string"},"fallback":{"anyOf":[{"$ref":"#/$defs/Rules"},{"type":"null"}]}},"required":["name"],"additionalProperties":false}}}`)
+	s, err := schematest.Compile(got)
+	is.NoErr(err)
+	is.NoErr(schematest.Validate(s, []byte(`{"fallback":{"name":"a","fallback":{"name":"b"}}}`)))
+	is.True(schematest.Validate(s, []byte(`{"fallback":{"fallback":null}}`)) != nil) // name is required inside
+}
+
 func TestErrors(t *testing.T) {
 	chanT := &model.Type{Kind: model.Invalid, GoType: "chan int"}
 	c := unset()
