@@ -2,8 +2,9 @@ package main
 
 import "context"
 
-// commands maps each subcommand to the function that runs it. migrate and verify-store join it as
-// runMigrate and runVerifyStore once the store commands exist.
+// commands maps each subcommand to the function that runs it.
 var commands = map[string]func(ctx context.Context, args []string) error{
-	"generate": runGenerate,
+	"generate":     runGenerate,
+	"migrate":      runMigrate,
+	"verify-store": runVerifyStore,
 }
