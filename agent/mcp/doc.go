@@ -1,0 +1,34 @@
+// Package mcp offers the tools of a Model Context Protocol server to an agent, as a [toolset.Source].
+//
+// It is a client of the official MCP Go SDK (github.com/modelcontextprotocol/go-sdk/mcp, imported here as sdk):
+// the SDK speaks the protocol and owns the transport; this package turns each server tool into a
+// [*toolset.Tool] and each call into a CallTool request.
+//
+//	srv, err := mcp.Connect(ctx, &sdk.CommandTransport{Command: exec.Command("github-mcp-server", "stdio")},
+//		&mcp.Options{Name: "github"})
+//	if err != nil {
+//		return err
+//	}
+//	defer srv.Close()
+//	host, err := agent.NewHost(myAgent, agent.Config{Tools: []toolset.Source{srv}, ...})
+//
+// # Tools
+//
+// Each server tool becomes a tool with the server's name, description and input schema (made an object schema
+// when the server leaves out "type" or "properties"), and the ID "mcp:<server>:<tool>", which approval rules and
+// settings key on. A tool the server marks with the readOnlyHint annotation is [toolset.Tool.ReadOnly], so plan
+// mode offers it; every other tool [toolset.Tool.RequiresApproval] unless [Options.RequiresApproval] decides
+// otherwise. Names are the server's own: wrap the server in [toolset.Prefix] to namespace them.
+//
+// # The tool list
+//
+// A [Server] made by [Connect] hears the server's notifications/tools/list_changed, so it lists the tools once
+// and again only after the server says they changed. A [Server] made by [Tools] over a session made elsewhere
+// cannot hear them, and lists the tools every turn.
+//
+// # Errors
+//
+// Arguments that are not a JSON object fail with a [*toolset.ArgumentError] before the server is asked. A result
+// the server flags with isError becomes a [*ToolError] whose message is the server's text, so the model reads
+// what went wrong. Cancellation of the context cancels the request on the server.
+package mcp
