@@ -63,18 +63,20 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			return out, nil
 		}
 
-		results, requests, stepErr := l.step(ctx, calls, opts.Tools, last)
-		if len(requests) > 0 {
+		s := l.classify(calls, opts.Tools, last)
+		if len(s.requests) > 0 {
 			// The calls waiting for approval leave the assistant message: it shows their requests instead, so that
 			// no provider sees a call without a result.
 			resp.Messages = slices.Clone(resp.Messages)
-			resp.Messages[at] = withRequests(resp.Messages[at], requests)
+			resp.Messages[at] = withRequests(resp.Messages[at], s.requests)
 		}
 		if emit != nil && !emit(callsUpdate(resp.Messages[at])) {
 			return out, errStopped
 		}
 		out.Messages = append(out.Messages, resp.Messages...)
 		req = append(req, resp.Messages...)
+		results, stepErr := l.execute(ctx, calls, s)
+		requests := s.requests
 		if len(results) > 0 {
 			tm := chat.Message{Role: chat.RoleTool, Parts: results}
 			out.Messages = append(out.Messages, tm)
@@ -138,79 +140,93 @@ type outcome struct {
 	request bool
 }
 
-// step answers the calls of one response: it runs the ordinary calls, answers unknown, hidden and malformed ones,
-// and turns calls that need approval into requests.
-func (l *toolLoop) step(ctx context.Context, calls []chat.ToolCall, offered []*toolset.Tool, last bool) ([]chat.Part, []chat.ApprovalRequest, error) {
+// step is what the loop does with the calls of one response.
+type step struct {
+	results  []chat.Part
+	outs     []outcome
+	requests []chat.ApprovalRequest
+	run      []int // indexes of the calls to run
+}
+
+// classify answers unknown, hidden and malformed calls, turns the calls that need approval into requests, and
+// lists the calls to run.
+func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last bool) step {
 	st := l.st
-	results := make([]chat.Part, len(calls))
-	outs := make([]outcome, len(calls))
-	var requests []chat.ApprovalRequest
-	var run []int // indexes of calls to run
+	s := step{results: make([]chat.Part, len(calls)), outs: make([]outcome, len(calls))}
 	for i, c := range calls {
 		if last {
-			results[i] = chat.ToolResult{CallID: c.ID, Error: iterationLimitText}
+			s.results[i] = chat.ToolResult{CallID: c.ID, Error: iterationLimitText}
 			continue
 		}
 		t := findTool(offered, c.Name)
 		if t == nil {
-			results[i] = chat.ToolResult{CallID: c.ID, Error: st.missingText(c.Name, offered)}
-			outs[i].failed = true
+			s.results[i] = chat.ToolResult{CallID: c.ID, Error: st.missingText(c.Name, offered)}
+			s.outs[i].failed = true
 			continue
 		}
-		outs[i].tool = t
+		s.outs[i].tool = t
 		if t.RequiresApproval {
 			// Validate before deferring, so the model learns of bad arguments now, not after someone approved.
 			if msg := checkArguments(c.Arguments); msg != "" {
-				results[i] = chat.ToolResult{CallID: c.ID, Error: msg}
-				outs[i].failed = true
+				s.results[i] = chat.ToolResult{CallID: c.ID, Error: msg}
+				s.outs[i].failed = true
 				continue
 			}
-			requests = append(requests, newRequest(c, toolID(t)))
-			outs[i].request = true
+			s.requests = append(s.requests, newRequest(c, toolID(t)))
+			s.outs[i].request = true
 			continue
 		}
-		run = append(run, i)
+		s.run = append(s.run, i)
 	}
+	return s
+}
 
+// execute runs the step's calls, in order or concurrently, and returns the results of every answered call: those
+// waiting for approval have none yet.
+func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) ([]chat.Part, error) {
+	st := l.st
 	exec := func(i int) {
-		res, err := st.invoke(ctx, outs[i].tool, calls[i])
-		results[i] = res
-		outs[i].ran = true
+		res, err := st.invoke(ctx, s.outs[i].tool, calls[i])
+		s.results[i] = res
+		s.outs[i].ran = true
 		if err != nil {
-			outs[i].failed = true
+			s.outs[i].failed = true
 			var re *toolset.RetryError
 			if errors.As(err, &re) {
-				outs[i].retry = res.Error
+				s.outs[i].retry = res.Error
 			}
 		}
 	}
-	if st.limits.concurrentTools && len(run) > 1 {
+	if st.limits.concurrentTools && len(s.run) > 1 {
 		var wg sync.WaitGroup
-		for _, i := range run {
+		for _, i := range s.run {
 			wg.Go(func() { exec(i) })
 		}
 		wg.Wait()
 	} else {
-		for _, i := range run {
+		for _, i := range s.run {
 			if ctx.Err() != nil {
-				results[i] = chat.ToolResult{CallID: calls[i].ID, Error: "not run: the run was cancelled"}
+				s.results[i] = chat.ToolResult{CallID: calls[i].ID, Error: "not run: the run was cancelled"}
 				continue
 			}
 			exec(i)
 		}
 	}
 
-	// Keep only the answered calls: those waiting for approval have no result yet.
-	answered := results[:0]
-	for i, r := range results {
-		if !outs[i].request {
+	err := ctx.Err()
+	if err == nil {
+		err = st.count(s.outs, s.results)
+	}
+	if len(s.requests) == 0 {
+		return s.results, err
+	}
+	answered := make([]chat.Part, 0, len(s.results)-len(s.requests))
+	for i, r := range s.results {
+		if !s.outs[i].request {
 			answered = append(answered, r)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return answered, requests, err
-	}
-	return answered, requests, st.count(outs, results)
+	return answered, err
 }
 
 // count updates the retry counts and the consecutive failing rounds after a step, and ends the run when a limit is
