@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -20,7 +21,7 @@ func Compile(doc []byte) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
-	meta, err := jsonschema.NewCompiler().Compile(metaschema)
+	meta, err := compiledMeta()
 	if err != nil {
 		return nil, fmt.Errorf("compile the metaschema: %w", err)
 	}
@@ -40,6 +41,11 @@ func Compile(doc []byte) (*jsonschema.Schema, error) {
 	}
 	return s, nil
 }
+
+// compiledMeta compiles the metaschema once; a compiled schema is safe for concurrent use.
+var compiledMeta = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	return jsonschema.NewCompiler().Compile(metaschema)
+})
 
 // Validate reports whether the JSON document inst is valid against s, with the validator's message if not.
 func Validate(s *jsonschema.Schema, inst []byte) error {
