@@ -289,13 +289,13 @@ func (g *gen) helpers() {
 	}
 	if g.needs["arguments"] {
 		g.p("")
-		g.p("// typeshiftArguments returns a call's arguments, reading none or null as an empty object.")
+		g.p("// typeshiftArguments returns a call's arguments, reading none as an empty object.")
 		g.p("func typeshiftArguments(call *toolset.Call) []byte {")
 		g.p("args := call.Arguments")
 		g.p("for len(args) > 0 && (args[0] == ' ' || args[0] == '\\t' || args[0] == '\\n' || args[0] == '\\r') {")
 		g.p("args = args[1:]")
 		g.p("}")
-		g.p("if len(args) == 0 || string(args) == \"null\" {")
+		g.p("if len(args) == 0 {")
 		g.p("return []byte(\"{}\")")
 		g.p("}")
 		g.p("return args")
@@ -303,10 +303,10 @@ func (g *gen) helpers() {
 	}
 	if g.needs["noArguments"] {
 		g.p("")
-		g.p("// typeshiftNoArguments checks the arguments of a tool that takes none: an empty object.")
+		g.p("// typeshiftNoArguments checks the arguments of a tool that takes none: an empty object, or null.")
 		g.p("func typeshiftNoArguments(call *toolset.Call) error {")
 		g.p("d := tooljson.NewDecoder(typeshiftArguments(call))")
-		g.p("if d.Object() {")
+		g.p("if !d.Null() && d.Object() {")
 		g.p("for {")
 		g.p("key, ok := d.Field()")
 		g.p("if !ok {")
