@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"testing"
+	"time"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -71,6 +72,37 @@ func BenchmarkRound(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+
+	// added runs both in turn in one loop, so that both meet the same machine load, and reports the difference.
+	b.Run("added", func(b *testing.B) {
+		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pipeline := func() {
+			if _, err := h.Run(ctx, agent.Text("Is my printer ticket open?")); err != nil {
+				b.Fatal(err)
+			}
+		}
+		direct := func() { directRound(ctx, model, ts) }
+		allocs := testing.AllocsPerRun(200, pipeline) - testing.AllocsPerRun(200, direct)
+		// Wall time suffers from whatever else the machine runs; the process's CPU time (GC included) much less.
+		var inPipeline, inDirect, cpuPipeline, cpuDirect time.Duration
+		for b.Loop() {
+			c0, t0 := cpuTime(), time.Now()
+			pipeline()
+			c1, t1 := cpuTime(), time.Now()
+			direct()
+			c2, t2 := cpuTime(), time.Now()
+			inPipeline += t1.Sub(t0)
+			inDirect += t2.Sub(t1)
+			cpuPipeline += c1 - c0
+			cpuDirect += c2 - c1
+		}
+		b.ReportMetric(float64(inPipeline-inDirect)/float64(b.N), "added-ns/round")
+		b.ReportMetric(float64(cpuPipeline-cpuDirect)/float64(b.N), "added-cpu-ns/round")
+		b.ReportMetric(allocs, "added-allocs/round")
 	})
 
 	b.Run("direct", func(b *testing.B) {
