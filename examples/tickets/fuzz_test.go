@@ -14,7 +14,8 @@ import (
 
 // FuzzSearchTickets feeds arbitrary arguments to the generated decoder of search_tickets. It calls Invoke, not
 // Call, so that a panic fails the fuzzer instead of being recovered. Every input either fails with a message
-// for the model or succeeds; a success must be one the schema accepts, with a JSON array as the result.
+// for the model or succeeds with a JSON array; it succeeds exactly when the schema and encoding/json both
+// accept it.
 func FuzzSearchTickets(f *testing.F) {
 	for _, seed := range []string{
 		`{"query":"printer"}`, `{"query":"printer","status":"open"}`, `{"query":"","status":null}`,
@@ -31,6 +32,15 @@ func FuzzSearchTickets(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
 		res, err := search.Invoke(context.Background(), &toolset.Call{Name: search.Name, Arguments: args})
+		// What the schema and encoding/json accept together, the generated decoder accepts too.
+		var in tickets.SearchInput
+		refErr := schematest.Validate(s, args)
+		if refErr == nil {
+			refErr = json.Unmarshal(args, &in)
+		}
+		if refErr == nil && err != nil {
+			t.Fatalf("%q: schema and encoding/json accept it, the generated decoder says: %v", args, err)
+		}
 		if err != nil {
 			var argErr *tooljson.Error
 			if !errors.As(err, &argErr) {
