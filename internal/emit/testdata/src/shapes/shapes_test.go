@@ -12,7 +12,7 @@ import (
 )
 
 // tools returns the generated tools of a fresh Shapes by name.
-func tools(t *testing.T) (*Shapes, map[string]*toolset.Tool) {
+func tools(t testing.TB) (*Shapes, map[string]*toolset.Tool) {
 	t.Helper()
 	s := &Shapes{}
 	list, err := s.Tools(context.Background(), &toolset.Run{})
