@@ -1,4 +1,4 @@
-// Package missing declares a toolset but has no generated file.
+// Package missing declares a toolset but has no generated file. // want package:`tools Tickets\{get\}`
 package missing
 
 import (
