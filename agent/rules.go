@@ -27,7 +27,7 @@ type Rule func(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) Deci
 // AllowTool is a rule that approves every call of the tool with this identity ([toolset.Tool.ID]).
 func AllowTool(toolID string) Rule {
 	return func(_ context.Context, t *toolset.Tool, _ chat.ToolCall) Decision {
-		if toolID == idOf(t) {
+		if toolID == idOfTool(t) {
 			return Allow
 		}
 		return Ask
@@ -37,7 +37,7 @@ func AllowTool(toolID string) Rule {
 // DenyTool is a rule that rejects every call of the tool with this identity.
 func DenyTool(toolID string) Rule {
 	return func(_ context.Context, t *toolset.Tool, _ chat.ToolCall) Decision {
-		if toolID == idOf(t) {
+		if toolID == idOfTool(t) {
 			return Deny
 		}
 		return Ask
@@ -84,4 +84,5 @@ func (st *runState) stand(req chat.ApprovalRequest, scope chat.Standing) {
 	}
 }
 
-func idOf(t *toolset.Tool) string { return toolID(t) }
+// idOfTool is toolID under a name the rules' parameters do not shadow.
+func idOfTool(t *toolset.Tool) string { return toolID(t) }

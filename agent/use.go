@@ -19,7 +19,7 @@ type ToolsetUse struct {
 // instance among [Config.Toolsets] by type. Call it in Declare:
 //
 //	agent.Use[*Tickets](a).Exclude((*Tickets).CloseTicket)
-func Use[T toolset.Source](a interface{ base() *Agent }) *ToolsetUse {
+func Use[T toolset.Source](a Declarer) *ToolsetUse {
 	ag := a.base()
 	var zero T
 	u := &ToolsetUse{
