@@ -731,13 +731,13 @@ func typeshiftAppendTicket(b []byte, x *Ticket, err *error) []byte {
 	return b
 }
 
-// typeshiftArguments returns a call's arguments, reading none or null as an empty object.
+// typeshiftArguments returns a call's arguments, reading none as an empty object.
 func typeshiftArguments(call *toolset.Call) []byte {
 	args := call.Arguments
 	for len(args) > 0 && (args[0] == ' ' || args[0] == '\t' || args[0] == '\n' || args[0] == '\r') {
 		args = args[1:]
 	}
-	if len(args) == 0 || string(args) == "null" {
+	if len(args) == 0 {
 		return []byte("{}")
 	}
 	return args
