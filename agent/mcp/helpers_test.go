@@ -34,6 +34,11 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return buildFixture()
+}
+
+// buildFixture makes the fixture's server; TestMain calls it too, outside any test.
+func buildFixture() *fixture {
 	f := &fixture{started: make(chan struct{}, 1), ended: make(chan struct{}, 1)}
 	f.server = sdk.NewServer(&sdk.Implementation{Name: "files", Version: "v1"}, nil)
 	f.server.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
