@@ -30,7 +30,7 @@ func (g *gen) writeDecoder(key string) error {
 	g.p("if !d.Object() {")
 	g.p("return")
 	g.p("}")
-	if err := g.fieldLoop(rt.Fields, "x", "", true); err != nil {
+	if err := g.fieldLoop(rt.Fields, "x", true); err != nil {
 		return err
 	}
 	g.p("}")
@@ -39,7 +39,7 @@ func (g *gen) writeDecoder(key string) error {
 
 // fieldLoop writes the loop over an object's members that the caller has opened. With track it checks required
 // properties and applies defaults afterwards; settings overrides do neither.
-func (g *gen) fieldLoop(fields []*model.Field, x, _ string, track bool) error {
+func (g *gen) fieldLoop(fields []*model.Field, x string, track bool) error {
 	seen := ""
 	var tracked []*model.Field
 	if track {
@@ -184,7 +184,7 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		return nil
 	case model.Struct:
 		g.p("if d.Object() {")
-		if err := g.fieldLoop(t.Fields, target, "", true); err != nil {
+		if err := g.fieldLoop(t.Fields, target, true); err != nil {
 			return err
 		}
 		g.p("}")

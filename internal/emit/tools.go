@@ -256,7 +256,7 @@ func (g *gen) overrides(base string, tool *model.Tool) error {
 	g.p("func %sOverrides(data []byte, x *%s) error {", base, tool.Settings.GoType)
 	g.p("d := tooljson.NewDecoder(data)")
 	g.p("if d.Object() {")
-	if err := g.fieldLoop(fields, "x", "", false); err != nil {
+	if err := g.fieldLoop(fields, "x", false); err != nil {
 		return err
 	}
 	g.p("}")

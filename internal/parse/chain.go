@@ -13,10 +13,12 @@ import (
 
 // chain is what one AddTool(...).Call()... statement says.
 type chain struct {
-	addTool     *ast.CallExpr
-	stmt        ast.Node
-	name        string
-	nameArg     ast.Expr
+	addTool *ast.CallExpr
+	stmt    ast.Node
+	name    string
+	nameArg ast.Expr
+	// badName marks a WithName argument that is not a constant, already reported.
+	badName     bool
 	description string
 	hasDesc     bool
 	readOnly    bool
@@ -149,7 +151,7 @@ func (p *parser) readLink(c *chain, call *ast.CallExpr) {
 			c.name = s
 		} else {
 			p.report(call.Args[0], "TSH008", Error, "WithName takes a string constant, so the generator can read the name")
-			c.name = "\x00" // unreadable: the tool is skipped
+			c.badName = true
 		}
 	case "WithDescription":
 		if s, ok := p.stringConst(call.Args[0]); ok {
@@ -220,7 +222,7 @@ func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.
 			recv.Name()))
 		return nil
 	}
-	if c.name == "\x00" {
+	if c.badName {
 		return nil
 	}
 	t := &model.Tool{

@@ -88,7 +88,7 @@ func (d *describer) collect(st *types.Struct, prefix string, depth int, out *[]c
 	for i := range st.NumFields() {
 		v := st.Field(i)
 		tag := st.Tag(i)
-		jsonTag, hasJSON := reflect.StructTag(tag).Lookup("json")
+		jsonTag := reflect.StructTag(tag).Get("json")
 		name, _, _ := strings.Cut(jsonTag, ",")
 		configurable := hasTagWord(reflect.StructTag(tag).Get("typeshift"), "configurable")
 		if jsonTag == "-" {
@@ -121,7 +121,6 @@ func (d *describer) collect(st *types.Struct, prefix string, depth int, out *[]c
 			}
 			continue
 		}
-		_ = hasJSON
 		tagged := name != ""
 		if !tagged {
 			name = v.Name()
@@ -170,7 +169,7 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		return nil
 	}
 	f.Required = !f.OmitEmpty && !f.OmitZero && f.Type.Kind != model.Pointer
-	if fs, ok := d.p.fieldSyntax[v]; ok {
+	if fs, ok := d.p.fieldSyntax[v.Origin()]; ok {
 		f.Description = docText(fs.Doc)
 		if f.Description == "" {
 			f.Description = docText(fs.Comment)
@@ -219,7 +218,7 @@ func hasTagWord(list, word string) bool {
 
 // fieldNodeOf returns a field's syntax, or nil for fields of imported types.
 func (p *parser) fieldNodeOf(v *types.Var) ast.Node {
-	if f, ok := p.fieldSyntax[v]; ok {
+	if f, ok := p.fieldSyntax[v.Origin()]; ok {
 		return f
 	}
 	return nil
@@ -227,7 +226,7 @@ func (p *parser) fieldNodeOf(v *types.Var) ast.Node {
 
 // tagNode returns a field's tag syntax, or the field, or nil.
 func (p *parser) tagNode(v *types.Var) ast.Node {
-	f, ok := p.fieldSyntax[v]
+	f, ok := p.fieldSyntax[v.Origin()]
 	if !ok {
 		return nil
 	}

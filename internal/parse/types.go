@@ -13,8 +13,6 @@ import (
 // described is the outcome of describing one named struct type.
 type described struct {
 	ok bool
-	// marshalers names a type reached from this one that implements json.Marshaler, "" if none.
-	marshaler string
 }
 
 // describeError is a type the generator cannot describe. The describer stops at the first one.

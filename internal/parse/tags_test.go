@@ -1,0 +1,146 @@
+package parse
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/internal/model"
+)
+
+var (
+	stringType = &model.Type{Kind: model.String, GoType: "string"}
+	intType    = &model.Type{Kind: model.Int, Bits: 64, GoType: "int"}
+	int8Type   = &model.Type{Kind: model.Int, Bits: 8, GoType: "int8"}
+	uintType   = &model.Type{Kind: model.Uint, Bits: 64, GoType: "uint"}
+	floatType  = &model.Type{Kind: model.Float, Bits: 64, GoType: "float64"}
+	boolType   = &model.Type{Kind: model.Bool, GoType: "bool"}
+	strings_   = &model.Type{Kind: model.Slice, GoType: "[]string", Elem: stringType}
+	intPtr     = &model.Type{Kind: model.Pointer, GoType: "*int", Elem: intType}
+)
+
+func TestSchemaTag(t *testing.T) {
+	for _, tc := range []struct {
+		tag     string
+		typ     *model.Type
+		check   func(is *is.I, c model.Constraints, desc string, req *bool)
+		problem string
+	}{
+		{tag: "", typ: stringType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.MinLength, -1)
+			is.Equal(c.MaxItems, -1)
+		}},
+		{tag: `description=Words\, in order,title=Query`, typ: stringType, check: func(is *is.I, c model.Constraints, desc string, _ *bool) {
+			is.Equal(desc, "Words, in order")
+			is.Equal(c.Title, "Query")
+		}},
+		{tag: "enum=open,enum=closed,default=open,example=open", typ: stringType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.Enum, []string{`"open"`, `"closed"`})
+			is.Equal(c.Default, `"open"`)
+			is.Equal(c.Examples, []string{`"open"`})
+		}},
+		{tag: "minimum=1,maximum=100,exclusiveMinimum=0,exclusiveMaximum=101", typ: intType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.Minimum, "1")
+			is.Equal(c.Maximum, "100")
+			is.Equal(c.ExclusiveMinimum, "0")
+			is.Equal(c.ExclusiveMaximum, "101")
+		}},
+		{tag: "minimum=0.5,default=1e3", typ: floatType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.Minimum, "0.5")
+			is.Equal(c.Default, "1e3")
+		}},
+		{tag: "minimum=1", typ: intPtr, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.Minimum, "1") // through the pointer
+		}},
+		{tag: "minItems=1,maxItems=3,enum=a,maxLength=4", typ: strings_, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.MinItems, 1)
+			is.Equal(c.MaxItems, 3)
+			is.Equal(c.Enum, []string{`"a"`}) // for the items
+			is.Equal(c.MaxLength, 4)
+		}},
+		{tag: "pattern=^[a-z]+$,format=email,minLength=2,maxLength=8", typ: stringType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.Pattern, "^[a-z]+$")
+			is.Equal(c.Format, "email")
+		}},
+		{tag: "required", typ: intPtr, check: func(is *is.I, _ model.Constraints, _ string, req *bool) {
+			is.True(req != nil && *req)
+		}},
+		{tag: "omitempty", typ: intType, check: func(is *is.I, _ model.Constraints, _ string, req *bool) {
+			is.True(req != nil && !*req)
+		}},
+		{tag: "default=true", typ: boolType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
+			is.Equal(c.Default, "true")
+		}},
+		{tag: "minimun=1", typ: intType, problem: `unknown key "minimun"`},
+		{tag: "minimum=1", typ: stringType, problem: "minimum applies to numbers, not string"},
+		{tag: "minimum=1.5", typ: intType, problem: "minimum=1.5 does not fit int"},
+		{tag: "maximum=300", typ: int8Type, problem: "maximum=300 does not fit int8"},
+		{tag: "minimum=-1", typ: uintType, problem: "minimum=-1 does not fit uint"},
+		{tag: "minimum=0x10", typ: intType, problem: "minimum=0x10 is not a number"},
+		{tag: "minLength=2", typ: intType, problem: "minLength applies to strings, not int"},
+		{tag: "minLength=-1", typ: stringType, problem: "minLength=-1 is not a non-negative integer"},
+		{tag: "minLength=5,maxLength=2", typ: stringType, problem: "minLength is greater than maxLength"},
+		{tag: "minItems=1", typ: stringType, problem: "minItems applies to slices and arrays, not string"},
+		{tag: "pattern=[a-", typ: stringType, problem: `pattern "[a-" does not compile`},
+		{tag: "default=yes", typ: boolType, problem: "default=yes is not a boolean"},
+		{tag: "default=a", typ: strings_, problem: "default applies to strings, numbers and booleans, not []string"},
+		{tag: "title", typ: stringType, problem: `"title" needs a value`},
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			is := is.New(t)
+			p := &parser{}
+			c, desc, req, problem := p.schemaTag(tc.tag, tc.typ)
+			if tc.problem != "" {
+				is.True(strings.HasPrefix(problem, tc.problem)) // the problem says what to fix
+				return
+			}
+			is.Equal(problem, "")
+			tc.check(is, c, desc, req)
+		})
+	}
+}
+
+func TestSuggestName(t *testing.T) {
+	is := is.New(t)
+	for in, want := range map[string]string{
+		"Bad-Name":      "bad_name",
+		"GetHTTPStatus": "get_http_status",
+		"search  tools": "search_tools",
+		"9lives":        "lives",
+		"--":            "tool",
+		"über_tool":     "ber_tool",
+	} {
+		is.Equal(suggestName(in), want)
+	}
+}
+
+// FuzzSchemaTag checks that no tag makes the tag reader panic, and that what it accepts is consistent.
+func FuzzSchemaTag(f *testing.F) {
+	for _, seed := range []string{"minimum=1,maximum=2", `description=a\,b`, "enum=a,enum=b", "pattern=(", "minLength=9999999999999999999", "required,", `\`, "=,="} {
+		f.Add(seed)
+	}
+	types := []*model.Type{stringType, intType, int8Type, uintType, floatType, boolType, strings_, intPtr}
+	f.Fuzz(func(t *testing.T, tag string) {
+		p := &parser{}
+		for _, typ := range types {
+			c, _, _, problem := p.schemaTag(tag, typ)
+			if problem != "" {
+				continue
+			}
+			if c.MinLength >= 0 && c.MaxLength >= 0 && c.MinLength > c.MaxLength {
+				t.Fatalf("%q: accepted minLength %d > maxLength %d", tag, c.MinLength, c.MaxLength)
+			}
+			for _, lit := range append(append([]string{c.Default}, c.Enum...), c.Minimum, c.Maximum) {
+				if lit != "" && !jsonLiteral(lit) {
+					t.Fatalf("%q: %q is not a JSON literal", tag, lit)
+				}
+			}
+		}
+	})
+}
+
+// jsonLiteral reports whether s is a JSON string, number or boolean literal.
+func jsonLiteral(s string) bool {
+	return s == "true" || s == "false" || jsonNumber.MatchString(s) || strings.HasPrefix(s, `"`) && strings.HasSuffix(s, `"`)
+}
