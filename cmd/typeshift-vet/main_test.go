@@ -188,3 +188,22 @@ func declaresToolsets(t *testing.T, dir string) bool {
 	})
 	return found
 }
+
+// TestGoTool checks the go tool form: a tool directive in the user's go.mod, then go vet with the path that
+// go tool -n prints.
+func TestGoTool(t *testing.T) {
+	is := is.New(t)
+	if testing.Short() {
+		t.Skip("builds typeshift-vet and runs go vet; skipped in -short mode")
+	}
+	sum, err := os.ReadFile(filepath.Join(repoRoot(t), "go.sum"))
+	is.NoErr(err)
+	dir := module(t, map[string]string{"broken.go": broken, "go.sum": string(sum)})
+	_, code := run(t, dir, "go", "get", "-tool", "github.com/typeshift-go/typeshift/cmd/typeshift-vet")
+	is.Equal(code, 0) // go get -tool
+	path, code := run(t, dir, "go", "tool", "-n", "typeshift-vet")
+	is.Equal(code, 0) // go tool -n
+	out, code := run(t, dir, "go", "vet", "-vettool="+strings.TrimSpace(path), "./...")
+	is.Equal(code, 1)
+	is.Equal(out, strings.Join(wantBroken, "\n")+"\n")
+}
