@@ -10,7 +10,7 @@
 //		return err
 //	}
 //	defer srv.Close()
-//	host, err := agent.NewHost(myAgent, agent.Config{Tools: []toolset.Source{srv}, ...})
+//	host, err := agent.NewHost(myAgent, agent.Config{Client: client, Tools: []toolset.Source{srv}})
 //
 // # Tools
 //

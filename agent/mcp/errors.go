@@ -22,11 +22,15 @@ func (e *ToolError) Error() string {
 // SchemaError reports a server tool whose input schema cannot be offered to a model: missing, not a JSON
 // object, or not describing an object. Exclude the tool with [Options.Include] to offer the others.
 type SchemaError struct {
+	// Server names the server; Tool names the tool, or is empty for a tool listed without a name.
 	Server, Tool string
 	// Reason says what is wrong, such as `the input schema has type "string", not "object"`.
 	Reason string
 }
 
 func (e *SchemaError) Error() string {
+	if e.Tool == "" {
+		return fmt.Sprintf("MCP server %q: %s", e.Server, e.Reason)
+	}
 	return fmt.Sprintf("MCP server %q: tool %q: %s", e.Server, e.Tool, e.Reason)
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -70,11 +69,7 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 	}
 	d.End()
 	if err := d.Err(); err != nil {
-		var aerr *toolset.ArgumentError
-		if errors.As(err, &aerr) {
-			return nil, aerr
-		}
-		return nil, &toolset.ArgumentError{Message: err.Error()}
+		return nil, err // a *toolset.ArgumentError, whose message says what to fix
 	}
 	return args, nil
 }

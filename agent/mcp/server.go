@@ -171,12 +171,12 @@ func (s *Server) Tools(ctx context.Context, _ *toolset.Run) ([]*toolset.Tool, er
 
 // tool makes the toolset tool for the server tool t.
 func (s *Server) tool(t *sdk.Tool) (*toolset.Tool, error) {
+	if t.Name == "" {
+		return nil, &SchemaError{Server: s.name, Reason: "the server lists a tool without a name"}
+	}
 	schema, reason := inputSchema(t.InputSchema)
 	if reason != "" {
 		return nil, &SchemaError{Server: s.name, Tool: t.Name, Reason: reason}
-	}
-	if t.Name == "" {
-		return nil, &SchemaError{Server: s.name, Reason: "the tool has no name"}
 	}
 	readOnly := s.opts.readOnly(t)
 	return &toolset.Tool{
