@@ -136,10 +136,12 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 		return out, nil
 	}
 	if len(conv.entries) == 0 {
-		conv.createdAt = now
+		conv.createdAt, conv.updatedAt = now, now
 	}
-	conv.updatedAt = now
 	for i := range out {
+		if out[i].Type.Touches() {
+			conv.updatedAt = now
+		}
 		out[i].Seq = next + int64(i)
 		if out[i].Time.IsZero() {
 			out[i].Time = now
@@ -186,7 +188,7 @@ func (s *Store) load(ctx context.Context, settingsID, conversationID string, sin
 	}
 	out := make([]storage.Entry, 0, len(conv.entries)-from)
 	for _, st := range conv.entries[from:] {
-		if err := storage.CheckStoredEntry(conversationID, st.Entry, st.schemaVersion); err != nil {
+		if err := storage.CheckStoredEntry(conversationID, st.Entry, st.schemaVersion, true); err != nil {
 			return nil, err
 		}
 		e := st.Entry

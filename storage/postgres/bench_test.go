@@ -115,26 +115,120 @@ func BenchmarkLoad1000(b *testing.B) {
 func BenchmarkPlainSelect1000(b *testing.B) {
 	s, pool := benchStore(b)
 	fill(b, s, pool, 1000)
-	ctx := context.Background()
 	for b.Loop() {
-		rows, err := pool.Query(ctx, plainSelect, "tenant", "conv")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out []storage.Entry
-		var e storage.Entry
-		var typ string
-		var version int16
-		var data []byte
-		for rows.Next() {
-			if err := rows.Scan(&e.Seq, &typ, &e.RunID, &e.Agent, &e.Author, &e.Time, &version, &data); err != nil {
-				b.Fatal(err)
-			}
-			e.Type, e.Data = storage.EntryType(typ), data
-			out = append(out, e)
-		}
-		if rows.Err() != nil || len(out) != 1000 {
-			b.Fatal(len(out), rows.Err())
+		if n := plainSelectEntries(b, pool); n != 1000 {
+			b.Fatal(n)
 		}
 	}
+}
+
+// The paired benchmarks do both operations in each iteration, alternating
+// which goes first, and report each one's mean time and their ratio. On a
+// shared machine, whose load changes from second to second, the ratio is
+// steadier than that of two benchmarks run one after the other.
+
+// BenchmarkPairedAppendVsInsert reports append-ns/op, insert-ns/op and
+// append/insert (the time ratio; throughput ratio is its inverse).
+func BenchmarkPairedAppendVsInsert(b *testing.B) {
+	s, pool := benchStore(b)
+	ctx := context.Background()
+	c, err := s.Claim(ctx, "tenant", "conv", "bench", time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := storage.Entry{Type: storage.EntryResponse, RunID: "run-1", Agent: "support", Author: "assistant", Data: stepData}
+	data := string(stepData)
+	var seq int64
+	var tApp, tIns time.Duration
+	appendStep := func() {
+		t0 := time.Now()
+		if _, err := s.Append(ctx, c, e); err != nil {
+			b.Fatal(err)
+		}
+		tApp += time.Since(t0)
+	}
+	insert := func() {
+		seq++
+		t0 := time.Now()
+		if _, err := pool.Exec(ctx, plainInsert, "tenant", "conv", seq, "response", "run-1", "support", "assistant", data); err != nil {
+			b.Fatal(err)
+		}
+		tIns += time.Since(t0)
+	}
+	n := 0
+	for b.Loop() {
+		if n%2 == 0 {
+			appendStep()
+			insert()
+		} else {
+			insert()
+			appendStep()
+		}
+		n++
+	}
+	b.ReportMetric(float64(tApp.Nanoseconds())/float64(n), "append-ns/op")
+	b.ReportMetric(float64(tIns.Nanoseconds())/float64(n), "insert-ns/op")
+	b.ReportMetric(float64(tApp)/float64(tIns), "append/insert")
+}
+
+// BenchmarkPairedLoadVsSelect reports load-ns/op, select-ns/op and
+// load/select for a conversation of 1,000 entries.
+func BenchmarkPairedLoadVsSelect(b *testing.B) {
+	s, pool := benchStore(b)
+	fill(b, s, pool, 1000)
+	ctx := context.Background()
+	var tLoad, tSel time.Duration
+	load := func() {
+		t0 := time.Now()
+		es, err := s.Load(ctx, "tenant", "conv")
+		if err != nil || len(es) != 1000 {
+			b.Fatal(len(es), err)
+		}
+		tLoad += time.Since(t0)
+	}
+	sel := func() {
+		t0 := time.Now()
+		if n := plainSelectEntries(b, pool); n != 1000 {
+			b.Fatal(n)
+		}
+		tSel += time.Since(t0)
+	}
+	n := 0
+	for b.Loop() {
+		if n%2 == 0 {
+			load()
+			sel()
+		} else {
+			sel()
+			load()
+		}
+		n++
+	}
+	b.ReportMetric(float64(tLoad.Nanoseconds())/float64(n), "load-ns/op")
+	b.ReportMetric(float64(tSel.Nanoseconds())/float64(n), "select-ns/op")
+	b.ReportMetric(float64(tLoad)/float64(tSel), "load/select")
+}
+
+// plainSelectEntries reads the plain rows into entries, as Load would.
+func plainSelectEntries(b *testing.B, pool *pgxpool.Pool) int {
+	rows, err := pool.Query(context.Background(), plainSelect, "tenant", "conv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []storage.Entry
+	var e storage.Entry
+	var typ string
+	var version int16
+	var data []byte
+	for rows.Next() {
+		if err := rows.Scan(&e.Seq, &typ, &e.RunID, &e.Agent, &e.Author, &e.Time, &version, &data); err != nil {
+			b.Fatal(err)
+		}
+		e.Type, e.Data = storage.EntryType(typ), data
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return len(out)
 }

@@ -38,13 +38,16 @@ WHERE settings_id = $1 AND conversation_id = $2 AND last_seq = 0 AND lease_token
 
 	// leaseCTE checks the live lease and reserves $4 sequence numbers in one
 	// row update; $5 is the position in the batch of its last summary (0:
-	// none), $6 the sequence number the caller expects first (0: any).
+	// none), $6 the sequence number the caller expects first (0: any), $13
+	// whether the entries move the conversation's updated_at (see
+	// storage.EntryType.Touches). A step inside a run leaves every indexed
+	// column alone, so its update is HOT.
 	leaseCTE = `WITH lease AS (
 	UPDATE conversations
 	SET last_seq = last_seq + $4::bigint,
 	    last_summary_seq = CASE WHEN $5::bigint > 0 THEN last_seq + $5::bigint ELSE last_summary_seq END,
 	    created_at = CASE WHEN last_seq = 0 THEN now() ELSE created_at END,
-	    updated_at = now()
+	    updated_at = CASE WHEN $13::boolean OR last_seq = 0 THEN now() ELSE updated_at END
 	WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND lease_expires_at > now()
 	  AND ($6::bigint = 0 OR last_seq + 1 = $6::bigint)
 	RETURNING last_seq - $4::bigint AS base
@@ -91,7 +94,8 @@ ORDER BY updated_at DESC, conversation_id DESC LIMIT $2`
 
 	qDeleteEvents = `DELETE FROM conversation_events WHERE settings_id = $1 AND conversation_id = $2`
 
-	// Entries go with their conversation (ON DELETE CASCADE).
+	qDeleteEntries = `DELETE FROM conversation_entries WHERE settings_id = $1 AND conversation_id = $2`
+
 	qDeleteConversation = `DELETE FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
 )
 
@@ -187,6 +191,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 	out := make([]storage.Entry, len(entries))
 	var lastSummary int64
 	var firstSeq int64 // the first sequence number the caller's entries imply; 0: any
+	touches := false   // whether the conversation's updated_at moves
 	for i, e := range entries {
 		e, err := storage.PrepareEntry(e)
 		if err != nil {
@@ -203,6 +208,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 		if e.Type == storage.EntrySummary {
 			lastSummary = int64(i + 1)
 		}
+		touches = touches || e.Type.Touches()
 		out[i] = e
 	}
 	if len(out) == 0 {
@@ -214,7 +220,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 	if len(out) == 1 {
 		e := out[0]
 		b.Queue(qAppendOne, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data))
+			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches)
 	} else {
 		types, runs, agents, authors, datas := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		times := make([]pgtype.Timestamptz, n)
@@ -223,7 +229,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 			times[i] = optionalTime(e.Time)
 		}
 		b.Queue(qAppendMany, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			types, runs, agents, authors, times, datas)
+			types, runs, agents, authors, times, datas, touches)
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -351,7 +357,7 @@ func (s *Store) load(ctx context.Context, query, settingsID, conversationID stri
 			e.Data = data
 			e.Time = e.Time.UTC()
 			if corrupt == nil {
-				corrupt = storage.CheckStoredEntry(conversationID, e, int(version))
+				corrupt = storage.CheckStoredEntry(conversationID, e, int(version), false)
 			}
 			out = append(out, e)
 		}
@@ -415,11 +421,14 @@ func (s *Store) Delete(ctx context.Context, settingsID, conversationID string) e
 	}
 	b := tenantBatch(settingsID)
 	b.Queue(qDeleteEvents, settingsID, conversationID)
+	b.Queue(qDeleteEntries, settingsID, conversationID)
 	b.Queue(qDeleteConversation, settingsID, conversationID)
 	var n int64
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
-			return err
+		for range 2 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		tag, err := br.Exec()
 		n = tag.RowsAffected()

@@ -66,7 +66,7 @@ func TestQueryPlans(t *testing.T) {
 		{"ListAfter", qListAfter, []any{sid, 50, at, conv}, "conversations_recent"},
 		{"Claim", qClaim, []any{sid, conv, "o", "tok", int64(60e6)}, "conversations_pkey"},
 		{"Renew", qRenew, []any{sid, conv, "tok", int64(60e6)}, "conversations_pkey"},
-		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "input", "", "", "", nil, "{}"}, "conversations_pkey"},
+		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false}, "conversations_pkey"},
 		{"GetSettings", qGetSettings, []any{sid, "kind-7"}, "settings_documents_pkey"},
 		{"DeleteConversation", qDeleteConversation, []any{sid, conv}, "conversations_pkey"},
 	}

@@ -31,16 +31,22 @@ CREATE TABLE conversations (
 	lease_token      text,
 	lease_expires_at timestamptz,
 	PRIMARY KEY (settings_id, conversation_id)
-);
+) WITH (fillfactor = 80);
+-- Room on each page lets the per-step update of a conversation (its lease
+-- check and sequence counter) be a HOT update: no index changes, no bloat.
 
--- List: a tenant's conversations with entries, newest first, paged by
--- (updated_at, conversation_id).
+-- List: a tenant's conversations, newest first, paged by (updated_at,
+-- conversation_id). No partial predicate on last_seq: a column an index
+-- depends on would make every Append's update a non-HOT one; List filters
+-- the few rows without entries instead.
 CREATE INDEX conversations_recent
-	ON conversations (settings_id, updated_at DESC, conversation_id DESC)
-	WHERE last_seq > 0;
+	ON conversations (settings_id, updated_at DESC, conversation_id DESC);
 
 -- Entries are append-only. The primary key serves Load (a range of seq of one
--- conversation) and keeps sequence numbers unique.
+-- conversation) and keeps sequence numbers unique. There is no foreign key to
+-- conversations: Append inserts only through the conversation row it has
+-- just updated, and Delete removes both, so the key's trigger would check
+-- what the statement already guarantees, on every row.
 CREATE TABLE conversation_entries (
 	settings_id     text        NOT NULL,
 	conversation_id text        NOT NULL,
@@ -52,9 +58,7 @@ CREATE TABLE conversation_entries (
 	created_at      timestamptz NOT NULL,
 	schema_version  smallint    NOT NULL,
 	data            jsonb       NOT NULL,
-	PRIMARY KEY (settings_id, conversation_id, seq),
-	FOREIGN KEY (settings_id, conversation_id)
-		REFERENCES conversations (settings_id, conversation_id) ON DELETE CASCADE
+	PRIMARY KEY (settings_id, conversation_id, seq)
 );
 
 -- Bodies of live events too large for a NOTIFY payload. The notification
