@@ -1,0 +1,108 @@
+package openai
+
+import (
+	"context"
+	"iter"
+	"os"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// ProviderName is the name the provider reports in errors and telemetry, and the name [Register] uses.
+const ProviderName = "openai"
+
+// Error is the SDK's error type, reachable with errors.As from the [*chat.ProviderError]s this package returns.
+type Error = sdk.Error
+
+// Client is a [chat.Client] over the Chat Completions API. It is safe for concurrent use.
+type Client struct {
+	sdk   sdk.Client
+	model string
+	// strict asks the API to hold tool arguments to their schemas exactly.
+	strict bool
+}
+
+// New returns a client configured by the SDK's request options, after the environment: OPENAI_API_KEY,
+// OPENAI_BASE_URL and the SDK's other variables.
+func New(opts ...option.RequestOption) *Client {
+	return &Client{sdk: sdk.NewClient(opts...)}
+}
+
+// NewWithSDK returns a client over an SDK client configured by the caller.
+func NewWithSDK(c sdk.Client) *Client { return &Client{sdk: c} }
+
+// WithModel returns a copy of c that asks for model when the options name none.
+func (c *Client) WithModel(model string) *Client {
+	d := *c
+	d.model = model
+	return &d
+}
+
+// WithStrictTools returns a copy of c that marks every function tool strict, so that the API holds the model's
+// arguments to the schema exactly. Strict mode accepts only a subset of JSON Schema (every property required,
+// additionalProperties false): turn it on only for tools whose schemas fit.
+func (c *Client) WithStrictTools(strict bool) *Client {
+	d := *c
+	d.strict = strict
+	return &d
+}
+
+// Factory returns a [chat.ProviderFactory] making one client per model, all sharing the options.
+func Factory(opts ...option.RequestOption) chat.ProviderFactory {
+	base := New(opts...)
+	return func(model string) (chat.Client, error) { return base.WithModel(model), nil }
+}
+
+// Register adds the openai provider to p under [ProviderName].
+func Register(p *chat.Providers, opts ...option.RequestOption) {
+	p.Register(ProviderName, Factory(opts...))
+}
+
+// Available reports whether the environment names an API key, so that a program can fall back to an offline
+// model when it does not.
+func Available() bool { return os.Getenv("OPENAI_API_KEY") != "" }
+
+// Respond sends one request and returns the whole response.
+func (c *Client) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	params, err := c.params(msgs, opts)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := c.sdk.Chat.Completions.New(ctx, params)
+	if err != nil {
+		return nil, wrapError(ctx, err)
+	}
+	return response(cc), nil
+}
+
+// Stream sends one streamed request (with usage requested) and yields its updates.
+func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		params, err := c.params(msgs, opts)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		params.StreamOptions.IncludeUsage = sdk.Bool(true)
+		stream := c.sdk.Chat.Completions.NewStreaming(ctx, params)
+		defer stream.Close()
+		var a assembler
+		for stream.Next() {
+			for _, u := range a.add(stream.Current()) {
+				if !yield(u, nil) {
+					return
+				}
+			}
+		}
+		if err := stream.Err(); err != nil {
+			yield(chat.Update{}, wrapError(ctx, err))
+			return
+		}
+		if err := a.finish(ctx); err != nil {
+			yield(chat.Update{}, err)
+		}
+	}
+}

@@ -1,0 +1,476 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/openai"
+	"github.com/typeshift-go/typeshift/agent/openai/openaitest"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+const testKey = "sk-test-0123456789abcdef"
+
+// newClient returns a client of srv that does not retry, so that each scripted reply answers one call.
+func newClient(srv *openaitest.Server) *openai.Client {
+	return openai.New(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithMaxRetries(0)).WithModel("gpt-test")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestRespondText(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "Ticket 4711 is open.", Usage: &openaitest.Usage{PromptTokens: 21, CompletionTokens: 6}})
+	defer srv.Close()
+
+	resp, err := newClient(srv).Respond(context.Background(), []chat.Message{
+		{Role: chat.RoleUser, AuthorName: "ada", Parts: []chat.Part{chat.Text{Text: "Is 4711 open?"}}},
+	}, &chat.Options{Instructions: "You help with tickets."})
+	is.NoErr(err)
+	is.Equal(resp.ID, "chatcmpl-test-1")
+	is.Equal(resp.Model, "gpt-test")
+	is.Equal(resp.FinishReason, chat.FinishStop)
+	is.Equal(resp.Usage, chat.Usage{InputTokens: 21, OutputTokens: 6, TotalTokens: 27})
+	is.Equal(len(resp.Messages), 1)
+	is.Equal(resp.Messages[0].Role, chat.RoleAssistant)
+	is.Equal(resp.Messages[0].Text(), "Ticket 4711 is open.")
+
+	reqs := srv.Requests()
+	is.Equal(len(reqs), 1)
+	is.Equal(reqs[0].Header.Get("Authorization"), "Bearer "+testKey)
+	body := reqs[0].Decode()
+	is.Equal(body["model"], "gpt-test")
+	is.Equal(body["stream"], nil)
+	msgs := body["messages"].([]any)
+	is.Equal(len(msgs), 2)
+	is.Equal(msgs[0], map[string]any{"role": "system", "content": "You help with tickets."})
+	is.Equal(msgs[1], map[string]any{"role": "user", "content": "Is 4711 open?", "name": "ada"})
+}
+
+func TestRespondToolCalls(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{ToolCalls: []openaitest.ToolCall{
+		{ID: "call_a", Name: "get_ticket", Arguments: `{"number":4711}`},
+		{ID: "call_b", Name: "get_ticket", Arguments: `{"number":4712}`},
+	}})
+	defer srv.Close()
+	resp, err := newClient(srv).Respond(context.Background(), []chat.Message{chat.UserText("Both?")}, nil)
+	is.NoErr(err)
+	is.Equal(resp.FinishReason, chat.FinishToolCalls)
+	calls := resp.Messages[0].ToolCalls()
+	is.Equal(len(calls), 2)
+	is.Equal(calls[0], chat.ToolCall{ID: "call_a", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)})
+	is.Equal(calls[1].ID, "call_b")
+	is.Equal(string(calls[1].Arguments), `{"number":4712}`)
+}
+
+func TestRequestBody(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "done"})
+	defer srv.Close()
+
+	schema := `{"type":"object","properties":{"number":{"type":"integer","minimum":1}},"required":["number"],"additionalProperties":false}`
+	opts := &chat.Options{
+		Model:             "gpt-other",
+		Temperature:       ptr(0.2),
+		TopP:              ptr(0.9),
+		MaxTokens:         ptr(300),
+		Stop:              []string{"END"},
+		Seed:              ptr(int64(42)),
+		Tools:             []*toolset.Tool{{Name: "get_ticket", Description: "Reads one ticket.", Schema: json.RawMessage(schema)}, {Name: "list_tickets"}},
+		ToolChoice:        "get_ticket",
+		ParallelToolCalls: ptr(false),
+		ResponseFormat:    &chat.ResponseFormat{Name: "answer", Schema: json.RawMessage(`{"type":"object"}`), Strict: true},
+		Extra:             map[string]json.RawMessage{"user": json.RawMessage(`"tenant-42"`), "metadata": json.RawMessage(`{"k":"v"}`)},
+	}
+	msgs := []chat.Message{
+		chat.UserText("Look at 4711"),
+		{Role: chat.RoleAssistant, AuthorName: "support", Parts: []chat.Part{
+			chat.Text{Text: "Looking."},
+			chat.ToolCall{ID: "call_1", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)},
+			chat.ToolCall{ID: "call_2", Name: "close_ticket", Arguments: json.RawMessage(`{"number":4711}`)},
+			chat.UsagePart{Usage: chat.Usage{InputTokens: 1}},
+		}},
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ApprovalRequest{ID: "apr_1", Call: chat.ToolCall{ID: "call_2", Name: "close_ticket"}}}},
+		{Role: chat.RoleUser, Parts: []chat.Part{chat.ApprovalAnswer{RequestID: "apr_1", Reason: "no"}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{
+			chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`{"title":"Printer"}`)},
+			chat.ToolResult{CallID: "call_2", Error: "The tool call was denied."},
+		}},
+	}
+	_, err := newClient(srv).Respond(context.Background(), msgs, opts)
+	is.NoErr(err)
+
+	var body struct {
+		Model               string            `json:"model"`
+		Temperature         float64           `json:"temperature"`
+		TopP                float64           `json:"top_p"`
+		MaxCompletionTokens int               `json:"max_completion_tokens"`
+		Stop                []string          `json:"stop"`
+		Seed                int64             `json:"seed"`
+		ParallelToolCalls   *bool             `json:"parallel_tool_calls"`
+		ToolChoice          json.RawMessage   `json:"tool_choice"`
+		ResponseFormat      json.RawMessage   `json:"response_format"`
+		User                string            `json:"user"`
+		Metadata            map[string]string `json:"metadata"`
+		Tools               []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name        string          `json:"name"`
+				Description *string         `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+				Strict      *bool           `json:"strict"`
+			} `json:"function"`
+		} `json:"tools"`
+		Messages []map[string]any `json:"messages"`
+	}
+	is.NoErr(json.Unmarshal(srv.Requests()[0].Body, &body))
+	is.Equal(body.Model, "gpt-other") // the options' model wins over the client's default
+	is.Equal(body.Temperature, 0.2)
+	is.Equal(body.TopP, 0.9)
+	is.Equal(body.MaxCompletionTokens, 300)
+	is.Equal(body.Stop, []string{"END"})
+	is.Equal(body.Seed, int64(42))
+	is.Equal(*body.ParallelToolCalls, false)
+	is.Equal(string(body.ToolChoice), `{"function":{"name":"get_ticket"},"type":"function"}`)
+	is.Equal(string(body.ResponseFormat), `{"json_schema":{"name":"answer","strict":true,"schema":{"type":"object"}},"type":"json_schema"}`)
+	is.Equal(body.User, "tenant-42")
+	is.Equal(body.Metadata, map[string]string{"k": "v"})
+
+	is.Equal(len(body.Tools), 2)
+	is.Equal(body.Tools[0].Type, "function")
+	is.Equal(body.Tools[0].Function.Name, "get_ticket")
+	is.Equal(*body.Tools[0].Function.Description, "Reads one ticket.")
+	is.Equal(body.Tools[0].Function.Strict, nil) // strict stays off unless asked
+	var got, want any
+	is.NoErr(json.Unmarshal(body.Tools[0].Function.Parameters, &got))
+	is.NoErr(json.Unmarshal([]byte(schema), &want))
+	is.Equal(got, want)
+	is.Equal(body.Tools[1].Function.Description, nil)
+	is.Equal(string(body.Tools[1].Function.Parameters), `{"properties":{},"type":"object"}`)
+
+	// user, assistant (text, calls, name), then one tool message per result; approval parts are not sent.
+	is.Equal(len(body.Messages), 4)
+	is.Equal(body.Messages[0]["role"], "user")
+	a := body.Messages[1]
+	is.Equal(a["role"], "assistant")
+	is.Equal(a["content"], "Looking.")
+	is.Equal(a["name"], "support")
+	calls := a["tool_calls"].([]any)
+	is.Equal(len(calls), 2)
+	is.Equal(calls[0], map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": "get_ticket", "arguments": `{"number":4711}`}})
+	is.Equal(body.Messages[2], map[string]any{"role": "tool", "tool_call_id": "call_1", "content": `{"title":"Printer"}`})
+	is.Equal(body.Messages[3], map[string]any{"role": "tool", "tool_call_id": "call_2", "content": "The tool call was denied."})
+}
+
+func TestStrictTools(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	_, err := newClient(srv).WithStrictTools(true).Respond(context.Background(), []chat.Message{chat.UserText("hi")},
+		&chat.Options{Tools: []*toolset.Tool{{Name: "t", Schema: json.RawMessage(`{"type":"object"}`)}}, ParallelToolCalls: ptr(true), ToolChoice: "required"})
+	is.NoErr(err)
+	body := srv.Requests()[0].Decode()
+	is.Equal(body["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["strict"], true)
+	is.Equal(body["parallel_tool_calls"], true)
+	is.Equal(body["tool_choice"], "required")
+}
+
+func TestParallelToolCallsOnlyWithTools(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	_, err := newClient(srv).Respond(context.Background(), []chat.Message{chat.UserText("hi")}, &chat.Options{ParallelToolCalls: ptr(true)})
+	is.NoErr(err)
+	_, present := srv.Requests()[0].Decode()["parallel_tool_calls"]
+	is.True(!present) // the API refuses the flag without tools
+}
+
+func TestNoModel(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	c := openai.New(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey))
+	_, err := c.Respond(context.Background(), []chat.Message{chat.UserText("hi")}, nil)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "no model"))
+	is.Equal(len(srv.Requests()), 0)
+}
+
+func TestBadToolSchema(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	_, err := newClient(srv).Respond(context.Background(), nil, &chat.Options{Tools: []*toolset.Tool{{Name: "t", Schema: json.RawMessage(`[1]`)}}})
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), `tool "t"`))
+}
+
+func TestStreamParallelToolCalls(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{
+		Text: "Let me check both tickets — ünïcode too.",
+		ToolCalls: []openaitest.ToolCall{
+			{ID: "call_a", Name: "get_ticket", Arguments: `{"number":4711,"note":"größer"}`},
+			{ID: "call_b", Name: "search_tickets", Arguments: `{"query":"printer on floor 3","limit":5}`},
+		},
+		Usage: &openaitest.Usage{PromptTokens: 50, CompletionTokens: 30},
+	})
+	defer srv.Close()
+
+	var updates []chat.Update
+	for u, err := range newClient(srv).Stream(context.Background(), []chat.Message{chat.UserText("Check 4711 and search printers")}, nil) {
+		is.NoErr(err)
+		updates = append(updates, u)
+	}
+	var textDeltas, callUpdates int
+	var text strings.Builder
+	var calls []chat.ToolCall
+	for i, u := range updates {
+		is.Equal(u.ResponseID, "chatcmpl-test-1")
+		is.Equal(u.Model, "gpt-test")
+		for _, p := range u.Parts {
+			switch p := p.(type) {
+			case chat.Text:
+				textDeltas++
+				text.WriteString(p.Text)
+			case chat.ToolCall:
+				calls = append(calls, p)
+			case chat.UsagePart:
+				is.Equal(i, len(updates)-1) // usage comes last
+				is.Equal(p.Usage, chat.Usage{InputTokens: 50, OutputTokens: 30, TotalTokens: 80})
+			}
+		}
+		if len(toolCalls(u)) > 0 {
+			callUpdates++
+			is.Equal(u.FinishReason, chat.FinishToolCalls) // calls arrive whole, when the model finishes
+		}
+	}
+	is.True(textDeltas > 3) // text streams as deltas
+	is.Equal(text.String(), "Let me check both tickets — ünïcode too.")
+	is.Equal(callUpdates, 1)
+	is.Equal(calls, []chat.ToolCall{
+		{ID: "call_a", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711,"note":"größer"}`)},
+		{ID: "call_b", Name: "search_tickets", Arguments: json.RawMessage(`{"query":"printer on floor 3","limit":5}`)},
+	})
+
+	body := srv.Requests()[0].Decode()
+	is.Equal(body["stream"], true)
+	is.Equal(body["stream_options"], map[string]any{"include_usage": true})
+}
+
+// ToolCalls lists an update's tool calls (a test helper: Update has no such method).
+func toolCalls(u chat.Update) []chat.ToolCall {
+	return chat.Message{Parts: u.Parts}.ToolCalls()
+}
+
+func TestStreamCollect(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "Hello there, how can I help?", Usage: &openaitest.Usage{PromptTokens: 5, CompletionTokens: 7}})
+	defer srv.Close()
+	resp, err := chat.Collect(newClient(srv).Stream(context.Background(), []chat.Message{chat.UserText("hi")}, nil))
+	is.NoErr(err)
+	is.Equal(resp.Messages[0].Text(), "Hello there, how can I help?")
+	is.Equal(len(resp.Messages[0].Parts), 1)
+	is.Equal(resp.Usage.TotalTokens, int64(12)) // counted once
+	is.Equal(resp.FinishReason, chat.FinishStop)
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		reply      openaitest.Reply
+		status     int
+		code       string
+		retryAfter time.Duration
+		temporary  bool
+	}{
+		{"unauthorized", openaitest.Error(401, "invalid_request_error", "invalid_api_key",
+			"Incorrect API key provided: "+testKey+". You can find your API key at https://platform.openai.com/account/api-keys."),
+			401, "invalid_api_key", 0, false},
+		{"rate limited", openaitest.RateLimited(7 * time.Second), 429, "rate_limit_exceeded", 7 * time.Second, true},
+		{"server error", openaitest.Error(500, "server_error", "", "The server had an error while processing your request."), 500, "", 0, true},
+	}
+	for _, tt := range tests {
+		for _, streamed := range []bool{false, true} {
+			t.Run(tt.name+map[bool]string{false: "/respond", true: "/stream"}[streamed], func(t *testing.T) {
+				is := is.New(t)
+				srv := openaitest.NewServer(tt.reply)
+				defer srv.Close()
+				c := newClient(srv)
+				msgs := []chat.Message{chat.UserText("hi")}
+				var err error
+				if streamed {
+					n := 0
+					for _, e := range c.Stream(context.Background(), msgs, nil) {
+						n++
+						err = e
+					}
+					is.Equal(n, 1) // the error is the only element
+				} else {
+					_, err = c.Respond(context.Background(), msgs, nil)
+				}
+				var pe *chat.ProviderError
+				is.True(errors.As(err, &pe))
+				is.Equal(pe.Provider, "openai")
+				is.Equal(pe.StatusCode, tt.status)
+				is.Equal(pe.Code, tt.code)
+				is.Equal(pe.RetryAfter, tt.retryAfter)
+				is.Equal(pe.Temporary(), tt.temporary)
+				var sdkErr *openai.Error
+				is.True(errors.As(err, &sdkErr)) // the SDK's error stays reachable
+				is.Equal(sdkErr.StatusCode, tt.status)
+				is.True(!strings.Contains(err.Error(), testKey)) // never the key
+				is.True(!strings.Contains(pe.Message, testKey))
+				is.True(pe.Message != "")
+			})
+		}
+	}
+}
+
+func TestStreamCutHalfway(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "This answer will not arrive whole, it breaks off.", CutAfter: 3})
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a guard: the test must not hang
+	defer cancel()
+	var texts int
+	var last error
+	n := 0
+	for u, err := range newClient(srv).Stream(ctx, []chat.Message{chat.UserText("hi")}, nil) {
+		n++
+		if err != nil {
+			last = err
+			continue
+		}
+		is.True(last == nil) // nothing follows the error
+		texts += len(u.Parts)
+	}
+	is.True(texts > 0)
+	var pe *chat.ProviderError
+	is.True(errors.As(last, &pe))
+	is.Equal(pe.StatusCode, 0)
+	is.True(ctx.Err() == nil)
+}
+
+func TestStreamEndsWithoutFinish(t *testing.T) {
+	is := is.New(t)
+	// A server that closes the stream properly, but before the model said it was done.
+	srv := openaitest.NewServer(openaitest.Reply{Chunks: []string{
+		`{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}`,
+		`{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{\"a"}}]},"finish_reason":null}]}`,
+	}})
+	defer srv.Close()
+	var last error
+	for _, err := range newClient(srv).Stream(context.Background(), []chat.Message{chat.UserText("hi")}, nil) {
+		last = err
+	}
+	is.True(errors.Is(last, io.ErrUnexpectedEOF))
+}
+
+func TestStreamErrorEvent(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Chunks: []string{
+		`{"id":"chatcmpl-x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`,
+		`{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`,
+	}})
+	defer srv.Close()
+	var last error
+	for _, err := range newClient(srv).Stream(context.Background(), []chat.Message{chat.UserText("hi")}, nil) {
+		last = err
+	}
+	var pe *chat.ProviderError
+	is.True(errors.As(last, &pe))
+	is.True(strings.Contains(pe.Error(), "server had an error"))
+}
+
+func TestStreamCancel(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "slow words arriving one by one", TextDelta: 4, Delay: 5 * time.Second})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	var last error
+	for _, err := range newClient(srv).Stream(ctx, []chat.Message{chat.UserText("hi")}, nil) {
+		last = err
+	}
+	is.True(errors.Is(last, context.Canceled))
+	is.True(time.Since(start) < 3*time.Second) // ended by the cancellation, not by the server
+}
+
+func TestStreamConsumerStops(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "many words that the caller does not wait for", TextDelta: 3})
+	defer srv.Close()
+	n := 0
+	for _, err := range newClient(srv).Stream(context.Background(), []chat.Message{chat.UserText("hi")}, nil) {
+		is.NoErr(err)
+		n++
+		break
+	}
+	is.Equal(n, 1)
+}
+
+func TestRespondCanceled(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := newClient(srv).Respond(ctx, []chat.Message{chat.UserText("hi")}, nil)
+	is.True(errors.Is(err, context.Canceled))
+}
+
+func TestRegister(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	var p chat.Providers
+	openai.Register(&p, option.WithBaseURL(srv.URL), option.WithAPIKey(testKey))
+	c, err := p.Client(context.Background(), "openai", "gpt-registry")
+	is.NoErr(err)
+	resp, err := c.Respond(context.Background(), []chat.Message{chat.UserText("hi")}, nil)
+	is.NoErr(err)
+	is.Equal(resp.Messages[0].Text(), "OK")
+	is.Equal(srv.Requests()[0].Decode()["model"], "gpt-registry")
+}
+
+func TestServerUnknownPath(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/models")
+	is.NoErr(err)
+	res.Body.Close()
+	is.Equal(res.StatusCode, 404)
+}
+
+// BenchmarkStreamFirstUpdate measures the time from starting a stream to its first update, for the provider
+// client alone over the local wire-format server (the baseline the run pipeline is compared with).
+func BenchmarkStreamFirstUpdate(b *testing.B) {
+	srv := openaitest.NewServer(openaitest.Reply{Text: "Hello! How can I help you with your tickets today?"})
+	defer srv.Close()
+	c := newClient(srv)
+	msgs := []chat.Message{chat.UserText("hi")}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, err := range c.Stream(ctx, msgs, nil) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			break
+		}
+	}
+}

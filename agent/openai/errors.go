@@ -1,0 +1,73 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// wrapError turns the SDK's errors into [*chat.ProviderError]s, keeping the SDK's error reachable. A canceled
+// or expired context is returned as the context's error, which is what callers test for.
+func wrapError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		pe := &chat.ProviderError{
+			Provider:   ProviderName,
+			StatusCode: apiErr.StatusCode,
+			Code:       apiErr.Code,
+			Message:    redact(apiErr.Message, apiErr.Request),
+			Err:        apiErr,
+		}
+		if apiErr.Response != nil {
+			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+		}
+		return pe
+	}
+	// Anything else broke the exchange itself: a connection cut halfway, a body that is not JSON.
+	return &chat.ProviderError{Provider: ProviderName, Message: errStreamCut.Error() + ": " + err.Error(), Err: err}
+}
+
+// redact removes the request's bearer token from a message the server wrote. Servers may echo the key they
+// were given (OpenAI masks it; not every compatible server does).
+func redact(msg string, req *http.Request) string {
+	if req == nil {
+		return msg
+	}
+	key, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	if !ok || len(key) < 4 {
+		return msg
+	}
+	return strings.ReplaceAll(msg, key, "[redacted]")
+}
+
+// retryAfter reads how long the server asked the client to wait: Retry-After-Ms (milliseconds), then
+// Retry-After (seconds or an HTTP date).
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 && s < 1e6 {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

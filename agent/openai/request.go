@@ -1,0 +1,187 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// params builds the request body of a conversation under opts.
+func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatCompletionNewParams, error) {
+	if opts == nil {
+		opts = &chat.Options{}
+	}
+	var p sdk.ChatCompletionNewParams
+	p.Model = opts.Model
+	if p.Model == "" {
+		p.Model = c.model
+	}
+	if p.Model == "" {
+		return p, fmt.Errorf("%s: no model: set chat.Options.Model or the client's default model", ProviderName)
+	}
+	p.Messages = make([]sdk.ChatCompletionMessageParamUnion, 0, len(msgs)+1)
+	if opts.Instructions != "" {
+		p.Messages = append(p.Messages, sdk.SystemMessage(opts.Instructions))
+	}
+	for _, m := range msgs {
+		p.Messages = appendMessage(p.Messages, m)
+	}
+
+	if opts.Temperature != nil {
+		p.Temperature = param.NewOpt(*opts.Temperature)
+	}
+	if opts.TopP != nil {
+		p.TopP = param.NewOpt(*opts.TopP)
+	}
+	if opts.MaxTokens != nil {
+		p.MaxCompletionTokens = param.NewOpt(int64(*opts.MaxTokens))
+	}
+	if len(opts.Stop) > 0 {
+		p.Stop.OfStringArray = opts.Stop
+	}
+	if opts.Seed != nil {
+		p.Seed = param.NewOpt(*opts.Seed)
+	}
+	if len(opts.Tools) > 0 {
+		p.Tools = make([]sdk.ChatCompletionToolUnionParam, 0, len(opts.Tools))
+		for _, t := range opts.Tools {
+			params, err := schemaParameters(t.Schema)
+			if err != nil {
+				return p, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
+			}
+			def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
+			if t.Description != "" {
+				def.Description = param.NewOpt(t.Description)
+			}
+			if c.strict {
+				def.Strict = param.NewOpt(true)
+			}
+			p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(def))
+		}
+		// The API refuses parallel_tool_calls without tools.
+		if opts.ParallelToolCalls != nil {
+			p.ParallelToolCalls = param.NewOpt(*opts.ParallelToolCalls)
+		}
+	}
+	switch opts.ToolChoice {
+	case "":
+	case "auto", "none", "required":
+		p.ToolChoice.OfAuto = param.NewOpt(opts.ToolChoice)
+	default:
+		p.ToolChoice = sdk.ToolChoiceOptionFunctionToolChoice(sdk.ChatCompletionNamedToolChoiceFunctionParam{Name: opts.ToolChoice})
+	}
+	if rf := opts.ResponseFormat; rf != nil {
+		name := rf.Name
+		if name == "" {
+			name = "response"
+		}
+		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: rf.Schema}
+		if rf.Strict {
+			js.Strict = param.NewOpt(true)
+		}
+		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
+	}
+	if len(opts.Extra) > 0 {
+		extra := make(map[string]any, len(opts.Extra))
+		for k, v := range opts.Extra {
+			extra[k] = v
+		}
+		p.SetExtraFields(extra)
+	}
+	return p, nil
+}
+
+// appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call
+// ids, placed after the message itself so that they follow the calls they answer; approval parts are the
+// pipeline's business and usage is bookkeeping, so neither is sent; a message left with nothing to say is dropped.
+func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []sdk.ChatCompletionMessageParamUnion {
+	text := m.Text()
+	var calls []sdk.ChatCompletionMessageToolCallUnionParam
+	var results []sdk.ChatCompletionMessageParamUnion
+	for _, part := range m.Parts {
+		switch part := part.(type) {
+		case chat.ToolCall:
+			args := string(part.Arguments)
+			if args == "" {
+				args = "{}"
+			}
+			calls = append(calls, sdk.ChatCompletionMessageToolCallUnionParam{OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+				ID:       part.ID,
+				Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: part.Name, Arguments: args},
+			}})
+		case chat.ToolResult:
+			content := part.Error
+			if content == "" {
+				content = string(part.Result)
+			}
+			results = append(results, sdk.ToolMessage(content, part.CallID))
+		}
+	}
+	var name param.Opt[string]
+	if m.AuthorName != "" {
+		name = param.NewOpt(m.AuthorName)
+	}
+	switch m.Role {
+	case chat.RoleSystem:
+		if text != "" {
+			msg := sdk.ChatCompletionSystemMessageParam{Name: name}
+			msg.Content.OfString = param.NewOpt(text)
+			out = append(out, sdk.ChatCompletionMessageParamUnion{OfSystem: &msg})
+		}
+	case chat.RoleUser:
+		if text != "" {
+			msg := sdk.ChatCompletionUserMessageParam{Name: name}
+			msg.Content.OfString = param.NewOpt(text)
+			out = append(out, sdk.ChatCompletionMessageParamUnion{OfUser: &msg})
+		}
+	case chat.RoleAssistant:
+		if text != "" || len(calls) > 0 {
+			msg := sdk.ChatCompletionAssistantMessageParam{Name: name, ToolCalls: calls}
+			if text != "" {
+				msg.Content.OfString = param.NewOpt(text)
+			}
+			out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &msg})
+		}
+	}
+	return append(out, results...)
+}
+
+// schemaCache keeps the decoded top level of each tool schema: the SDK wants a map, and a run offers the same
+// tools on every round.
+var (
+	schemaCache     sync.Map // string -> shared.FunctionParameters
+	schemaCacheSize atomic.Int64
+)
+
+// maxCachedSchemas bounds the cache for programs that make tools at run time (MCP servers).
+const maxCachedSchemas = 4096
+
+// schemaParameters returns a tool's schema as the SDK's parameters: its top-level keys, their values kept as
+// raw JSON.
+func schemaParameters(schema json.RawMessage) (shared.FunctionParameters, error) {
+	if len(schema) == 0 {
+		return shared.FunctionParameters{"type": "object", "properties": map[string]any{}}, nil
+	}
+	if v, ok := schemaCache.Load(string(schema)); ok {
+		return v.(shared.FunctionParameters), nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &top); err != nil {
+		return nil, fmt.Errorf("schema is not a JSON object: %w", err)
+	}
+	params := make(shared.FunctionParameters, len(top))
+	for k, v := range top {
+		params[k] = v
+	}
+	if schemaCacheSize.Add(1) <= maxCachedSchemas {
+		schemaCache.Store(string(schema), params)
+	}
+	return params, nil
+}
