@@ -184,7 +184,7 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		return nil
 	case model.Struct:
 		g.p("if d.Object() {")
-		if err := g.fieldLoop(t.Fields, target, true); err != nil {
+		if err := g.fieldLoop(t.Fields, operand(target), true); err != nil {
 			return err
 		}
 		g.p("}")
@@ -194,7 +194,7 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("%s = nil", target)
 		g.p("} else {")
 		g.p("%s = new(%s)", target, t.Elem.GoType)
-		if err := g.decodeValue(t.Elem, "(*"+target+")", o); err != nil {
+		if err := g.decodeValue(t.Elem, "*"+target, o); err != nil {
 			return err
 		}
 		g.p("}")
@@ -206,11 +206,15 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("} else if d.Array() {")
 		g.p("%s := %s{}", s, t.GoType)
 		g.p("for d.Elem() {")
-		g.p("var %s %s", v, t.Elem.GoType)
-		if err := g.decodeValue(t.Elem, v, decodeOpts{cons: o.cons}); err != nil {
-			return err
+		if read, ok := plainRead(t.Elem, o.cons); ok {
+			g.p("%s = append(%s, %s)", s, s, read)
+		} else {
+			g.p("var %s %s", v, t.Elem.GoType)
+			if err := g.decodeValue(t.Elem, v, decodeOpts{cons: o.cons}); err != nil {
+				return err
+			}
+			g.p("%s = append(%s, %s)", s, s, v)
 		}
-		g.p("%s = append(%s, %s)", s, s, v)
 		g.p("}")
 		g.p("%s = %s", target, s)
 		g.itemChecks(target, o)
@@ -222,7 +226,7 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("%s := 0", i)
 		g.p("for d.Elem() {")
 		g.p("if %s < %d {", i, t.Len)
-		if err := g.decodeValue(t.Elem, target+"["+i+"]", decodeOpts{cons: o.cons}); err != nil {
+		if err := g.decodeValue(t.Elem, operand(target)+"["+i+"]", decodeOpts{cons: o.cons}); err != nil {
 			return err
 		}
 		g.p("} else {")
@@ -247,11 +251,15 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("break")
 		g.p("}")
 		g.p("%s := %s(key)", k, t.MapKey)
-		g.p("var %s %s", v, t.Elem.GoType)
-		if err := g.decodeValue(t.Elem, v, decodeOpts{}); err != nil {
-			return err
+		if read, ok := plainRead(t.Elem, nil); ok {
+			g.p("%s[%s] = %s", m, k, read)
+		} else {
+			g.p("var %s %s", v, t.Elem.GoType)
+			if err := g.decodeValue(t.Elem, v, decodeOpts{}); err != nil {
+				return err
+			}
+			g.p("%s[%s] = %s", m, k, v)
 		}
-		g.p("%s[%s] = %s", m, k, v)
 		g.p("}")
 		g.p("%s = %s", target, m)
 		g.p("}")
@@ -451,4 +459,30 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// plainRead returns the expression that reads a value of t when nothing needs checking after it, such as
+// d.String() or int(d.Int(64)).
+func plainRead(t *model.Type, cons *model.Constraints) (string, bool) {
+	if len(t.Enum) > 0 || cons != nil && hasValueChecks(cons) {
+		return "", false
+	}
+	switch t.Kind {
+	case model.Bool:
+		return convert(t.GoType, "bool", "d.Bool()"), true
+	case model.Int, model.Uint, model.Float:
+		read, native := numberReader(t)
+		return convert(t.GoType, native, "d."+read), true
+	case model.String:
+		return convert(t.GoType, "string", "d.String()"), true
+	case model.Time:
+		return "d.Time()", true
+	}
+	return "", false
+}
+
+// hasValueChecks reports whether constraints check a value after it is read.
+func hasValueChecks(c *model.Constraints) bool {
+	return len(c.Enum) > 0 || c.Minimum != "" || c.Maximum != "" || c.ExclusiveMinimum != "" ||
+		c.ExclusiveMaximum != "" || c.MinLength > 0 || c.MaxLength > 0 || c.Pattern != "" || c.Format == "date-time"
 }

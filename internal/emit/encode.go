@@ -11,6 +11,8 @@ import (
 // encodeOpts carry a field's ",string" option down to its value.
 type encodeOpts struct {
 	stringify bool
+	// nonNil says that the caller has checked that the value is not nil.
+	nonNil bool
 }
 
 // encoder returns the name of the function that appends the named struct type key, queueing it to be written.
@@ -66,7 +68,8 @@ func (g *gen) encodeFields(fields []*model.Field, x string) error {
 			g.p("if %s {", cond)
 		}
 		g.p("b = append(b, %s...)", goString(key))
-		if err := g.encodeValue(f.Type, expr, "err", encodeOpts{stringify: f.Stringify}); err != nil {
+		nonNil := cond != "" && (f.Type.Kind == model.Pointer || f.Type.Kind == model.Slice || f.Type.Kind == model.Map)
+		if err := g.encodeValue(f.Type, expr, "err", encodeOpts{stringify: f.Stringify, nonNil: nonNil}); err != nil {
 			return err
 		}
 		if cond != "" {
@@ -114,6 +117,9 @@ func omitCond(f *model.Field, expr string) string {
 		switch {
 		case t.HasIsZero:
 			conds = append(conds, "!"+expr+".IsZero()")
+		case t.Kind == model.Pointer && t.Elem.HasIsZero:
+			// encoding/json calls the IsZero a pointer gets from its element, guarding against nil.
+			conds = append(conds, expr+" != nil && !"+expr+".IsZero()")
 		case t.Kind == model.Bool:
 			conds = append(conds, expr)
 		case t.Kind == model.Int, t.Kind == model.Uint, t.Kind == model.Float:
@@ -199,18 +205,22 @@ func (g *gen) encodeValue(t *model.Type, expr, errVar string, o encodeOpts) erro
 		}
 		g.p("b = %s(b, %s, %s)", g.encoder(t.Key, rt), addr(expr), errVar)
 	case model.Struct:
-		return g.encodeFields(t.Fields, expr)
+		return g.encodeFields(t.Fields, operand(expr))
 	case model.Pointer:
+		elem := encodeOpts{stringify: o.stringify}
+		if o.nonNil {
+			return g.encodeValue(t.Elem, "*"+expr, errVar, elem)
+		}
 		g.p("if %s == nil {", expr)
 		g.p("b = append(b, \"null\"...)")
 		g.p("} else {")
-		if err := g.encodeValue(t.Elem, "(*"+expr+")", errVar, o); err != nil {
+		if err := g.encodeValue(t.Elem, "*"+expr, errVar, elem); err != nil {
 			return err
 		}
 		g.p("}")
 	case model.Slice, model.Array:
 		i := g.local("i")
-		if t.Kind == model.Slice {
+		if t.Kind == model.Slice && !o.nonNil {
 			g.p("if %s == nil {", expr)
 			g.p("b = append(b, \"null\"...)")
 			g.p("} else {")
@@ -222,7 +232,7 @@ func (g *gen) encodeValue(t *model.Type, expr, errVar string, o encodeOpts) erro
 		g.p("if %s > 0 {", i)
 		g.p("b = append(b, ',')")
 		g.p("}")
-		if err := g.encodeValue(t.Elem, expr+"["+i+"]", errVar, encodeOpts{}); err != nil {
+		if err := g.encodeValue(t.Elem, operand(expr)+"["+i+"]", errVar, encodeOpts{}); err != nil {
 			return err
 		}
 		g.p("}")
@@ -230,9 +240,13 @@ func (g *gen) encodeValue(t *model.Type, expr, errVar string, o encodeOpts) erro
 		g.p("}")
 	case model.Map:
 		i, k, v := g.local("i"), g.local("k"), g.local("v")
-		g.p("if %s == nil {", expr)
-		g.p("b = append(b, \"null\"...)")
-		g.p("} else {")
+		if o.nonNil {
+			g.p("{")
+		} else {
+			g.p("if %s == nil {", expr)
+			g.p("b = append(b, \"null\"...)")
+			g.p("} else {")
+		}
 		g.p("b = append(b, '{')")
 		g.p("for %s, %s := range slices.Sorted(maps.Keys(%s)) {", i, k, expr)
 		g.p("if %s > 0 {", i)
@@ -240,7 +254,7 @@ func (g *gen) encodeValue(t *model.Type, expr, errVar string, o encodeOpts) erro
 		g.p("}")
 		g.p("b = tooljson.AppendString(b, %s)", convert("string", t.MapKey, k))
 		g.p("b = append(b, ':')")
-		g.p("%s := %s[%s]", v, expr, k)
+		g.p("%s := %s[%s]", v, operand(expr), k)
 		if err := g.encodeValue(t.Elem, v, errVar, encodeOpts{}); err != nil {
 			return err
 		}

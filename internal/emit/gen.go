@@ -116,10 +116,18 @@ func isPrintable(s string) bool {
 	return true
 }
 
-// addr returns the address of an addressable expression: &x.F, or p for (*p).
+// addr returns the address of an addressable expression: &x.F, or p for *p.
 func addr(expr string) string {
-	if strings.HasPrefix(expr, "(*") && strings.HasSuffix(expr, ")") {
-		return expr[2 : len(expr)-1]
+	if strings.HasPrefix(expr, "*") {
+		return expr[1:]
 	}
 	return "&" + expr
+}
+
+// operand makes an expression safe to select from or index: *p becomes (*p).
+func operand(expr string) string {
+	if strings.HasPrefix(expr, "*") {
+		return "(" + expr + ")"
+	}
+	return expr
 }

@@ -36,6 +36,7 @@ func (s *Shapes) Declare() {
 	s.AddTool(Version).WithDescription("Reports the version.")
 	s.AddTool(s.Fail)
 	s.AddTool(s.Blob)
+	s.AddTool(s.Pages)
 }
 
 // Priority orders work.
@@ -273,3 +274,51 @@ func (s *Shapes) Blob(in BlobInput) BlobOutput {
 }
 
 var zero float64
+
+// Page is a generic page of results.
+type Page[T any] struct {
+	// Items are the results on this page.
+	Items []T `json:"items"`
+	// Next is the cursor of the next page, if any.
+	Next *string `json:"next,omitempty"`
+	// Total counts every result; its zero is written.
+	Total Money `json:"total,omitzero"`
+	// Spent is left out when nil or zero.
+	Spent *Money `json:"spent,omitzero"`
+	// Index maps names to positions.
+	Index *map[string][]int `json:"index,omitempty"`
+}
+
+// Money says through IsZero when it is zero.
+type Money struct {
+	Cents int64 `json:"cents"`
+	Unit  string `json:"unit,omitempty"`
+}
+
+// IsZero reports an amount of no cents, whatever the unit.
+func (m Money) IsZero() bool { return m.Cents == 0 }
+
+// PagesInput asks for a page.
+type PagesInput struct {
+	// Size is how many items the page holds.
+	Size int `json:"size" jsonschema:"minimum=0,maximum=3"`
+}
+
+// Pages returns a page of nodes.
+func (s *Shapes) Pages(in PagesInput) (Page[Node], error) {
+	p := Page[Node]{Items: []Node{}, Total: Money{Unit: "eur"}}
+	for i := range in.Size {
+		p.Items = append(p.Items, Node{Name: strings.Repeat("n", i+1)})
+	}
+	if in.Size > 1 {
+		next := "c2"
+		p.Next = &next
+		p.Total.Cents = int64(in.Size)
+		idx := map[string][]int{"b": {2}, "a": {1, 1}}
+		p.Index = &idx
+		p.Spent = &Money{Cents: 1}
+	} else {
+		p.Spent = &Money{Unit: "usd"}
+	}
+	return p, nil
+}

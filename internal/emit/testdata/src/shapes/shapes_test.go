@@ -3,6 +3,7 @@ package shapes
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -233,11 +234,25 @@ func TestEncodingMatchesEncodingJSON(t *testing.T) {
 func TestToolFields(t *testing.T) {
 	is := is.New(t)
 	_, m := tools(t)
-	is.Equal(len(m), 11)
+	is.Equal(len(m), 12)
 	echo := m["echo"]
 	is.True(echo.ReadOnly)
 	is.Equal(echo.ID, "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.echo")
 	is.Equal(echo.Description, "Echo returns its input as it read it.")
 	is.True(json.Valid(echo.Schema))
 	is.True(echo.State != nil)
+}
+
+func TestGenericResultAndIsZero(t *testing.T) {
+	is := is.New(t)
+	s, m := tools(t)
+	for _, size := range []int{0, 1, 3} {
+		args := fmt.Sprintf(`{"size":%d}`, size)
+		got, err := call(t, m["pages"], args)
+		is.NoErr(err)
+		page, _ := s.Pages(PagesInput{Size: size})
+		want, err := json.Marshal(page)
+		is.NoErr(err)
+		is.Equal(got, string(want))
+	}
 }

@@ -24,7 +24,7 @@ func (t *Shapes) SourceName() string { return "Shapes" }
 
 // Tools returns the tools of Shapes, made once from the chains its Declare method records.
 func (t *Shapes) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {
-	return t.Toolset.Declared("Shapes", t.Declare, 11, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {
+	return t.Toolset.Declared("Shapes", t.Declare, 12, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {
 		return typeshiftShapesTools(t, chains)
 	})
 }
@@ -51,6 +51,7 @@ func typeshiftShapesTools(ts *Shapes, chains []*toolset.ToolBuilder) ([]*toolset
 		typeshiftShapesVersionTool(ts, new(toolset.State)),
 		typeshiftShapesFailTool(ts, new(toolset.State)),
 		typeshiftShapesBlobTool(ts, new(toolset.State)),
+		typeshiftShapesPagesTool(ts, new(toolset.State)),
 	}, nil
 }
 
@@ -632,9 +633,7 @@ func typeshiftShapesConfigureOverrides(data []byte, x *Tuning) error {
 				} else if d.Array() {
 					s1 := []string{}
 					for d.Elem() {
-						var v2 string
-						v2 = d.String()
-						s1 = append(s1, v2)
+						s1 = append(s1, d.String())
 					}
 					x.Extras = s1
 				}
@@ -870,6 +869,54 @@ func typeshiftShapesBlobTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 	}
 }
 
+// typeshiftShapesPagesSchema is the JSON Schema of the arguments of pages.
+const typeshiftShapesPagesSchema = `{
+	"type": "object",
+	"properties": {
+		"size": {
+			"type": "integer",
+			"description": "Size is how many items the page holds.",
+			"minimum": 0,
+			"maximum": 3
+		}
+	},
+	"required": [
+		"size"
+	],
+	"additionalProperties": false
+}`
+
+// typeshiftShapesPagesTool makes the pages tool, which calls Shapes.Pages.
+func typeshiftShapesPagesTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	return &toolset.Tool{
+		Name:        "pages",
+		Description: "Pages returns a page of nodes.",
+		Schema:      json.RawMessage(typeshiftShapesPagesSchema),
+		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.pages",
+		State:       state,
+		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
+			var in PagesInput
+			d := tooljson.NewDecoder(typeshiftArguments(call))
+			typeshiftDecodePagesInput(&d, &in)
+			d.End()
+			if err := d.Err(); err != nil {
+				return nil, err
+			}
+			out, err := ts.Pages(in)
+			if err != nil {
+				return nil, err
+			}
+			var b []byte
+			var encErr error
+			b = typeshiftAppendPageNode(b, &out, &encErr)
+			if encErr != nil {
+				return nil, encErr
+			}
+			return b, nil
+		},
+	}
+}
+
 // typeshiftDecodeEchoInput reads a EchoInput object into x, checking its required properties and constraints.
 func typeshiftDecodeEchoInput(d *tooljson.Decoder, x *EchoInput) {
 	if !d.Object() {
@@ -993,9 +1040,7 @@ func typeshiftDecodeEchoInput(d *tooljson.Decoder, x *EchoInput) {
 						break
 					}
 					k7 := string(key)
-					var v8 int
-					v8 = int(d.Int(64))
-					m6[k7] = v8
+					m6[k7] = int(d.Int(64))
 				}
 				x.Scores = m6
 			}
@@ -1023,12 +1068,12 @@ func typeshiftDecodeEchoInput(d *tooljson.Decoder, x *EchoInput) {
 				x.Limit = nil
 			} else {
 				x.Limit = new(int)
-				(*x.Limit) = int(d.Int(64))
-				if (*x.Limit) < 1 {
-					d.Failf("must be at least 1, got %d", (*x.Limit))
+				*x.Limit = int(d.Int(64))
+				if *x.Limit < 1 {
+					d.Failf("must be at least 1, got %d", *x.Limit)
 				}
-				if (*x.Limit) > 10 {
-					d.Failf("must be at most 10, got %d", (*x.Limit))
+				if *x.Limit > 10 {
+					d.Failf("must be at most 10, got %d", *x.Limit)
 				}
 			}
 			seen1 |= 1 << 3
@@ -1135,9 +1180,7 @@ func typeshiftDecodeKindsInput(d *tooljson.Decoder, x *KindsInput) {
 						break
 					}
 					k3 := Label(key)
-					var v4 string
-					v4 = d.String()
-					m2[k3] = v4
+					m2[k3] = d.String()
 				}
 				x.Labels = m2
 			}
@@ -1295,6 +1338,36 @@ func typeshiftDecodeBlobInput(d *tooljson.Decoder, x *BlobInput) {
 	}
 }
 
+// typeshiftDecodePagesInput reads a PagesInput object into x, checking its required properties and constraints.
+func typeshiftDecodePagesInput(d *tooljson.Decoder, x *PagesInput) {
+	if !d.Object() {
+		return
+	}
+	var seen1 uint8
+	for {
+		key, ok := d.Field()
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "size":
+			x.Size = int(d.Int(64))
+			if x.Size < 0 {
+				d.Failf("must be at least 0, got %d", x.Size)
+			}
+			if x.Size > 3 {
+				d.Failf("must be at most 3, got %d", x.Size)
+			}
+			seen1 |= 1 << 0
+		default:
+			d.Unknown(key, "size")
+		}
+	}
+	if seen1&(1<<0) == 0 {
+		d.Missing("size")
+	}
+}
+
 // typeshiftDecodeGeoPoint reads a geo.Point object into x, checking its required properties and constraints.
 func typeshiftDecodeGeoPoint(d *tooljson.Decoder, x *geo.Point) {
 	if !d.Object() {
@@ -1434,9 +1507,7 @@ func typeshiftAppendEchoInput(b []byte, x *EchoInput, err *error) []byte {
 	}
 	if len(x.Tags) != 0 {
 		b = append(b, `,"tags":`...)
-		if x.Tags == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '[')
 			for i2 := range x.Tags {
 				if i2 > 0 {
@@ -1462,9 +1533,7 @@ func typeshiftAppendEchoInput(b []byte, x *EchoInput, err *error) []byte {
 	}
 	if len(x.Scores) != 0 {
 		b = append(b, `,"scores":`...)
-		if x.Scores == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '{')
 			for i4, k5 := range slices.Sorted(maps.Keys(x.Scores)) {
 				if i4 > 0 {
@@ -1480,17 +1549,11 @@ func typeshiftAppendEchoInput(b []byte, x *EchoInput, err *error) []byte {
 	}
 	if x.Place != nil {
 		b = append(b, `,"place":`...)
-		if x.Place == nil {
-			b = append(b, "null"...)
-		} else {
-			b = typeshiftAppendGeoPoint(b, x.Place, err)
-		}
+		b = typeshiftAppendGeoPoint(b, x.Place, err)
 	}
 	if len(x.Places) != 0 {
 		b = append(b, `,"places":`...)
-		if x.Places == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '[')
 			for i7 := range x.Places {
 				if i7 > 0 {
@@ -1503,11 +1566,7 @@ func typeshiftAppendEchoInput(b []byte, x *EchoInput, err *error) []byte {
 	}
 	if x.Limit != nil {
 		b = append(b, `,"limit":`...)
-		if x.Limit == nil {
-			b = append(b, "null"...)
-		} else {
-			b = tooljson.AppendInt(b, int64((*x.Limit)))
-		}
+		b = tooljson.AppendInt(b, int64(*x.Limit))
 	}
 	if x.Count != 0 {
 		b = append(b, `,"count":`...)
@@ -1588,9 +1647,7 @@ func typeshiftAppendKindsOutput(b []byte, x *KindsOutput, err *error) []byte {
 	}
 	if len(x.Empty) != 0 {
 		b = append(b, `,"empty":`...)
-		if x.Empty == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '{')
 			for i6, k7 := range slices.Sorted(maps.Keys(x.Empty)) {
 				if i6 > 0 {
@@ -1618,9 +1675,7 @@ func typeshiftAppendTuning(b []byte, x *Tuning, err *error) []byte {
 	b = tooljson.AppendString(b, x.Secret)
 	if len(x.Extras) != 0 {
 		b = append(b, `,"extras":`...)
-		if x.Extras == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '[')
 			for i1 := range x.Extras {
 				if i1 > 0 {
@@ -1666,6 +1721,66 @@ func typeshiftAppendBlobOutput(b []byte, x *BlobOutput, err *error) []byte {
 	return b
 }
 
+// typeshiftAppendPageNode appends x as JSON, as encoding/json writes it. The first value JSON cannot hold is recorded in err.
+func typeshiftAppendPageNode(b []byte, x *Page[Node], err *error) []byte {
+	b = append(b, `{"items":`...)
+	if x.Items == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i1 := range x.Items {
+			if i1 > 0 {
+				b = append(b, ',')
+			}
+			b = typeshiftAppendNode(b, &x.Items[i1], err)
+		}
+		b = append(b, ']')
+	}
+	if x.Next != nil {
+		b = append(b, `,"next":`...)
+		b = tooljson.AppendString(b, *x.Next)
+	}
+	if !x.Total.IsZero() {
+		b = append(b, `,"total":`...)
+		b = typeshiftAppendMoney(b, &x.Total, err)
+	}
+	if x.Spent != nil && !x.Spent.IsZero() {
+		b = append(b, `,"spent":`...)
+		b = typeshiftAppendMoney(b, x.Spent, err)
+	}
+	if x.Index != nil {
+		b = append(b, `,"index":`...)
+		if *x.Index == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '{')
+			for i2, k3 := range slices.Sorted(maps.Keys(*x.Index)) {
+				if i2 > 0 {
+					b = append(b, ',')
+				}
+				b = tooljson.AppendString(b, k3)
+				b = append(b, ':')
+				v4 := (*x.Index)[k3]
+				if v4 == nil {
+					b = append(b, "null"...)
+				} else {
+					b = append(b, '[')
+					for i5 := range v4 {
+						if i5 > 0 {
+							b = append(b, ',')
+						}
+						b = tooljson.AppendInt(b, int64(v4[i5]))
+					}
+					b = append(b, ']')
+				}
+			}
+			b = append(b, '}')
+		}
+	}
+	b = append(b, '}')
+	return b
+}
+
 // typeshiftAppendGeoPoint appends x as JSON, as encoding/json writes it. The first value JSON cannot hold is recorded in err.
 func typeshiftAppendGeoPoint(b []byte, x *geo.Point, err *error) []byte {
 	b = append(b, `{"lat":`...)
@@ -1678,6 +1793,43 @@ func typeshiftAppendGeoPoint(b []byte, x *geo.Point, err *error) []byte {
 		typeshiftFail(err, "json: unsupported value: %v", x.Lng)
 	}
 	b = tooljson.AppendFloat(b, x.Lng, 64)
+	b = append(b, '}')
+	return b
+}
+
+// typeshiftAppendNode appends x as JSON, as encoding/json writes it. The first value JSON cannot hold is recorded in err.
+func typeshiftAppendNode(b []byte, x *Node, err *error) []byte {
+	b = append(b, `{"name":`...)
+	b = tooljson.AppendString(b, x.Name)
+	if len(x.Children) != 0 {
+		b = append(b, `,"children":`...)
+		{
+			b = append(b, '[')
+			for i1 := range x.Children {
+				if i1 > 0 {
+					b = append(b, ',')
+				}
+				b = typeshiftAppendNode(b, &x.Children[i1], err)
+			}
+			b = append(b, ']')
+		}
+	}
+	if x.Parent != nil {
+		b = append(b, `,"parent":`...)
+		b = typeshiftAppendNode(b, x.Parent, err)
+	}
+	b = append(b, '}')
+	return b
+}
+
+// typeshiftAppendMoney appends x as JSON, as encoding/json writes it. The first value JSON cannot hold is recorded in err.
+func typeshiftAppendMoney(b []byte, x *Money, err *error) []byte {
+	b = append(b, `{"cents":`...)
+	b = tooljson.AppendInt(b, x.Cents)
+	if x.Unit != "" {
+		b = append(b, `,"unit":`...)
+		b = tooljson.AppendString(b, x.Unit)
+	}
 	b = append(b, '}')
 	return b
 }

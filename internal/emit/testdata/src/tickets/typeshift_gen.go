@@ -474,9 +474,7 @@ func typeshiftAppendTicket(b []byte, x *Ticket, err *error) []byte {
 	b = tooljson.AppendTime(b, x.Created)
 	if len(x.Tags) != 0 {
 		b = append(b, `,"tags":`...)
-		if x.Tags == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '[')
 			for i1 := range x.Tags {
 				if i1 > 0 {
