@@ -279,7 +279,7 @@ func typeshiftDecodeSearchInput(d *tooljson.Decoder, x *SearchInput) {
 				x.Status = nil
 			} else {
 				x.Status = new(Status)
-				(*x.Status) = Status(d.String())
+				*x.Status = Status(d.String())
 				switch *x.Status {
 				case "open", "pending", "closed":
 				default:
@@ -373,9 +373,7 @@ func typeshiftAppendTicket(b []byte, x *Ticket, err *error) []byte {
 	b = tooljson.AppendTime(b, x.Opened)
 	if len(x.Tags) != 0 {
 		b = append(b, `,"tags":`...)
-		if x.Tags == nil {
-			b = append(b, "null"...)
-		} else {
+		{
 			b = append(b, '[')
 			for i1 := range x.Tags {
 				if i1 > 0 {

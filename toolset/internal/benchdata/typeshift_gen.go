@@ -475,9 +475,7 @@ func typeshiftDecodeSearchArgs(d *tooljson.Decoder, x *SearchArgs) {
 			} else if d.Array() {
 				s2 := []string{}
 				for d.Elem() {
-					var v3 string
-					v3 = d.String()
-					s2 = append(s2, v3)
+					s2 = append(s2, d.String())
 				}
 				x.Tags = s2
 			}
@@ -532,14 +530,14 @@ func typeshiftDecodeSink(d *tooljson.Decoder, x *Sink) {
 				x.B = nil
 			} else {
 				x.B = new(bool)
-				(*x.B) = d.Bool()
+				*x.B = d.Bool()
 			}
 		case "p":
 			if d.Null() {
 				x.P = nil
 			} else {
 				x.P = new(string)
-				(*x.P) = d.String()
+				*x.P = d.String()
 			}
 		case "bytes":
 			if d.Null() {
@@ -577,9 +575,7 @@ func typeshiftDecodeSink(d *tooljson.Decoder, x *Sink) {
 						break
 					}
 					k4 := string(key)
-					var v5 int
-					v5 = int(d.Int(64))
-					m3[k4] = v5
+					m3[k4] = int(d.Int(64))
 				}
 				x.Counts = m3
 			}
@@ -683,9 +679,7 @@ func typeshiftDecodeInner(d *tooljson.Decoder, x *Inner) {
 			} else if d.Array() {
 				s2 := []string{}
 				for d.Elem() {
-					var v3 string
-					v3 = d.String()
-					s2 = append(s2, v3)
+					s2 = append(s2, d.String())
 				}
 				x.Tags = s2
 				if n := len(x.Tags); n > 2 {

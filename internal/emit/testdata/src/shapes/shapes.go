@@ -291,7 +291,7 @@ type Page[T any] struct {
 
 // Money says through IsZero when it is zero.
 type Money struct {
-	Cents int64 `json:"cents"`
+	Cents int64  `json:"cents"`
 	Unit  string `json:"unit,omitempty"`
 }
 
