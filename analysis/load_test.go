@@ -18,7 +18,7 @@ import (
 )
 
 // load loads packages of the module in dir with everything the analysis checker needs, offline.
-func load(t *testing.T, dir string, patterns ...string) []*packages.Package {
+func load(t testing.TB, dir string, patterns ...string) []*packages.Package {
 	t.Helper()
 	cfg := &packages.Config{
 		Mode: packages.LoadAllSyntax,
@@ -64,7 +64,7 @@ func parsePass(pass *goanalysis.Pass) parsed {
 }
 
 // generate returns the generated file of a package that declares toolsets.
-func generate(t *testing.T, p *packages.Package) []byte {
+func generate(t testing.TB, p *packages.Package) []byte {
 	t.Helper()
 	src, err := emit.File(parseFiles(p.Fset, p.Syntax, p.Types, p.TypesInfo).model)
 	if err != nil {

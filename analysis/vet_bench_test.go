@@ -1,0 +1,199 @@
+package analysis_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/typeshift-go/typeshift/analysis"
+)
+
+// The vet benchmark's package: this many toolsets of this many tools each.
+const (
+	benchToolsets = 200
+	benchTools    = 5
+)
+
+// BenchmarkVet measures what typeshift-vet adds to go vet, on a generated package of 200 toolsets with 5 tools
+// each and an up-to-date typeshift_gen.go. Each iteration edits a comment in the package, so that go vet must
+// check it again while everything it depends on stays cached, and then times three commands:
+//
+//   - plain: go vet with the standard analyzers;
+//   - typeshift: go vet -vettool=typeshift-vet;
+//   - noop: go vet -vettool with a driver built the same way whose analyzer does nothing, which measures what
+//     any vet tool costs (the go command, loading export data, type-checking the package).
+//
+// The analyzer's own cost is typeshift minus noop, reported as a share of plain. Run it with
+//
+//	go test -run='^$' -bench=Vet -benchtime=5x ./analysis
+func BenchmarkVet(b *testing.B) {
+	dir := benchModule(b)
+	typeshiftVet := filepath.Join(dir, "bin", "typeshift-vet")
+	goBuild(b, repoRootB(b), typeshiftVet, "./cmd/typeshift-vet")
+	noopVet := filepath.Join(dir, "bin", "noop-vet")
+	goBuild(b, dir, noopVet, "./noopvet")
+
+	commands := []struct {
+		name string
+		args []string
+	}{
+		{"plain", []string{"vet", "./tools"}},
+		{"typeshift", []string{"vet", "-vettool=" + typeshiftVet, "./tools"}},
+		{"noop", []string{"vet", "-vettool=" + noopVet, "./tools"}},
+	}
+	touch := func(i int) {
+		src := fmt.Sprintf("package tools\n\n// Touched %d.\n", i)
+		if err := os.WriteFile(filepath.Join(dir, "tools", "touch.go"), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Warm the build and vet caches of the dependencies, and check that the package is clean.
+	for i, c := range commands {
+		touch(-1 - i)
+		if out, err := goCmd(dir, c.args...).CombinedOutput(); err != nil {
+			b.Fatalf("go %s: %v\n%s", strings.Join(c.args, " "), err, out)
+		}
+	}
+
+	total := make([]time.Duration, len(commands))
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		for j, c := range commands {
+			touch(i*len(commands) + j)
+			start := time.Now()
+			if out, err := goCmd(dir, c.args...).CombinedOutput(); err != nil {
+				b.Fatalf("go %s: %v\n%s", strings.Join(c.args, " "), err, out)
+			}
+			total[j] += time.Since(start)
+		}
+	}
+	n := float64(b.N)
+	plain, ts, noop := total[0].Seconds()/n, total[1].Seconds()/n, total[2].Seconds()/n
+	b.ReportMetric(plain*1000, "plain-ms")
+	b.ReportMetric(ts*1000, "typeshift-ms")
+	b.ReportMetric(noop*1000, "noop-ms")
+	b.ReportMetric(100*(ts-noop)/plain, "analyzer-%-of-plain")
+}
+
+// benchModule writes a module that replaces typeshift with this repository, holding the package tools (the
+// toolsets and their generated file) and noopvet (the baseline vet tool).
+func benchModule(b *testing.B) string {
+	b.Helper()
+	root := repoRootB(b)
+	dir := b.TempDir()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/vetbench\n\ngo 1.26.0\n\n" +
+			"require (\n\tgithub.com/typeshift-go/typeshift v0.0.0\n\tgolang.org/x/tools v0.52.0\n)\n\n" +
+			"replace github.com/typeshift-go/typeshift => " + root + "\n",
+		"go.sum":            string(sum),
+		"noopvet/main.go":   noopVetMain,
+		"tools/touch.go":    "package tools\n",
+		"tools/inputs.go":   benchInputs(),
+		"tools/toolsets.go": benchToolsetsSource(),
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Write the generated file as the generator would.
+	src := generate(b, load(b, dir, "./tools")[0])
+	if err := os.WriteFile(filepath.Join(dir, "tools", analysis.GeneratedFile), src, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+const noopVetMain = `// Command noop-vet is a vet tool whose analyzer does nothing: the baseline of the vet benchmark.
+package main
+
+import (
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/singlechecker"
+)
+
+var noop = &analysis.Analyzer{
+	Name: "noop",
+	Doc:  "noop: report nothing",
+	Run:  func(*analysis.Pass) (any, error) { return nil, nil },
+}
+
+func main() { singlechecker.Main(noop) }
+`
+
+// benchToolsetsSource declares the toolsets: each with a doc comment and five documented tools.
+func benchToolsetsSource() string {
+	var s strings.Builder
+	s.WriteString("package tools\n\nimport (\n\t\"context\"\n\n\t\"github.com/typeshift-go/typeshift/toolset\"\n)\n")
+	for i := range benchToolsets {
+		fmt.Fprintf(&s, "\n// Set%d holds the tools of area %d.\ntype Set%d struct{ toolset.Toolset }\n\n", i, i, i)
+		fmt.Fprintf(&s, "func (s *Set%d) Declare() {\n", i)
+		for j := range benchTools {
+			switch j {
+			case 0:
+				fmt.Fprintf(&s, "\ts.AddTool(s.Search%d_%d).ReadOnly()\n", i, j)
+			case 1:
+				fmt.Fprintf(&s, "\ts.AddTool(s.Search%d_%d).WithDescription(\"Finds records of area %d.\")\n", i, j, i)
+			default:
+				fmt.Fprintf(&s, "\ts.AddTool(s.Search%d_%d)\n", i, j)
+			}
+		}
+		s.WriteString("}\n")
+		for j := range benchTools {
+			fmt.Fprintf(&s, "\n// Search%d_%d searches the records of area %d.\n", i, j, i)
+			fmt.Fprintf(&s, "func (s *Set%d) Search%d_%d(ctx context.Context, in Input%d_%d) ([]Record, error) {\n\treturn nil, nil\n}\n", i, i, j, i, j)
+		}
+	}
+	return s.String()
+}
+
+// benchInputs declares one input struct per tool and the result type.
+func benchInputs() string {
+	var s strings.Builder
+	s.WriteString("package tools\n\nimport \"time\"\n\n// Record is one search result.\ntype Record struct {\n" +
+		"\tID      int       `json:\"id\"`\n\tTitle   string    `json:\"title\"`\n\tCreated time.Time `json:\"created\"`\n}\n")
+	for i := range benchToolsets {
+		for j := range benchTools {
+			fmt.Fprintf(&s, "\ntype Input%d_%d struct {\n", i, j)
+			s.WriteString("\t// Query is what to look for.\n\tQuery string `json:\"query\"`\n")
+			s.WriteString("\t// Limit caps the results.\n\tLimit int `json:\"limit,omitempty\" jsonschema:\"minimum=1,maximum=100,default=20\"`\n")
+			s.WriteString("\t// Closed includes closed records.\n\tClosed bool `json:\"closed,omitempty\"`\n}\n")
+		}
+	}
+	return s.String()
+}
+
+// goCmd returns a go command run in dir without network.
+func goCmd(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
+	return cmd
+}
+
+func goBuild(b *testing.B, dir, out, pkg string) {
+	b.Helper()
+	if o, err := goCmd(dir, "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", pkg, err, o)
+	}
+}
+
+func repoRootB(b *testing.B) string {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
