@@ -3,12 +3,14 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
 // A SettingsSource returns a tenant's stored settings document for an agent: the JSON shape described in
@@ -201,4 +203,19 @@ func unmarshalCount(v json.RawMessage, p *int, minimum int) error {
 func isEmptyDoc(b json.RawMessage) bool {
 	s := strings.TrimSpace(string(b))
 	return s == "" || s == "null" || s == "{}"
+}
+
+// StoredSettings adapts a storage.SettingsStore to a SettingsSource: a document that does not exist is no
+// settings, not an error.
+func StoredSettings(store storage.SettingsStore) SettingsSource {
+	return SettingsFunc(func(ctx context.Context, settingsID, kind string) (json.RawMessage, error) {
+		doc, err := store.GetSettings(ctx, settingsID, kind)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return doc.Data, nil
+	})
 }

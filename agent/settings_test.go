@@ -11,6 +11,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -125,4 +127,21 @@ func TestSettingsBudget(t *testing.T) {
 	_, err = h.Run(context.Background(), agent.Text("x"), settings(`{"max_iterations":4}`))
 	is.NoErr(err)
 	is.Equal(m.calls(), 4)
+}
+
+func TestStoredSettings(t *testing.T) {
+	is := is.New(t)
+	store := memory.New()
+	ctx := context.Background()
+	_, err := store.PutSettings(ctx, storage.Document{SettingsID: "t1", Kind: "conf", Data: json.RawMessage(`{"model":"m-stored"}`)}, 0)
+	is.NoErr(err)
+	m := script(say("a"), say("b"))
+	h, err := agent.NewHost(&configurable{}, agent.Config{Client: m, Settings: agent.StoredSettings(store)})
+	is.NoErr(err)
+	_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID("t1"))
+	is.NoErr(err)
+	_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID("t2")) // none stored: the code's defaults
+	is.NoErr(err)
+	is.Equal(m.opts[0].Model, "m-stored")
+	is.Equal(m.opts[1].Model, "m1")
 }
