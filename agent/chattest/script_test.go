@@ -1,0 +1,107 @@
+package chattest_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
+)
+
+func TestScript(t *testing.T) {
+	is := is.New(t)
+	boom := errors.New("boom")
+	s := chattest.NewScript(
+		chattest.Calls(chattest.Call("c1", "get_ticket", `{"number":4711}`)),
+		chattest.Text("Ticket 4711 is open."),
+	).Fail(boom)
+	ctx := context.Background()
+	temp := 0.5
+
+	opts := &chat.Options{Model: "m", Temperature: &temp, Stop: []string{"x"}}
+	msgs := []chat.Message{chat.UserText("Is 4711 open?")}
+	r1, err := s.Respond(ctx, msgs, opts)
+	is.NoErr(err)
+	is.Equal(r1.FinishReason, chat.FinishToolCalls)
+	is.Equal(r1.Messages[0].ToolCalls()[0].Name, "get_ticket")
+	is.True(r1.Usage.TotalTokens > 0) // estimated
+
+	opts.Stop[0] = "changed" // the script kept a copy
+	r2, err := chat.Collect(s.Stream(ctx, append(msgs, r1.Messages[0]), opts))
+	is.NoErr(err)
+	is.Equal(r2.Messages[0].Text(), "Ticket 4711 is open.")
+	is.Equal(s.Remaining(), 1)
+
+	_, err = s.Respond(ctx, msgs, nil)
+	is.True(errors.Is(err, boom))
+	_, err = s.Respond(ctx, msgs, nil)
+	is.True(errors.Is(err, chattest.ErrScriptDone))
+	is.True(strings.Contains(err.Error(), "request 4"))
+
+	reqs := s.Requests()
+	is.Equal(len(reqs), 4)
+	is.Equal(reqs[0].Options.Stop, []string{"x"})
+	is.Equal(*reqs[0].Options.Temperature, 0.5)
+	is.Equal(len(reqs[1].Messages), 2)
+	is.Equal(reqs[1].Messages[1].ToolCalls()[0].ID, "c1")
+}
+
+func TestFuncModel(t *testing.T) {
+	is := is.New(t)
+	m := chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+		resp := chattest.Text("You said: " + msgs[len(msgs)-1].Text())
+		resp.Usage = chat.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}
+		return resp, nil
+	})
+	ctx := context.Background()
+	resp, err := m.Respond(ctx, []chat.Message{chat.UserText("hello there")}, nil)
+	is.NoErr(err)
+	is.Equal(resp.Messages[0].Text(), "You said: hello there")
+	is.Equal(resp.Usage.TotalTokens, int64(7)) // the function's usage is kept
+
+	var n int
+	var usage chat.Usage
+	var finish chat.FinishReason
+	for u, err := range m.Stream(ctx, []chat.Message{chat.UserText("hello there")}, nil) {
+		is.NoErr(err)
+		n++
+		for _, p := range u.Parts {
+			if up, ok := p.(chat.UsagePart); ok {
+				usage = up.Usage
+			}
+		}
+		finish = u.FinishReason
+	}
+	is.Equal(n, 5) // four words, then usage
+	is.Equal(usage.TotalTokens, int64(7))
+	is.Equal(finish, chat.FinishStop)
+
+	// Stopping early ends the stream.
+	n = 0
+	for range m.Stream(ctx, []chat.Message{chat.UserText("hello there")}, nil) {
+		n++
+		break
+	}
+	is.Equal(n, 1)
+}
+
+func TestFuncModelErrors(t *testing.T) {
+	is := is.New(t)
+	boom := errors.New("boom")
+	failing := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) { return nil, boom })
+	_, err := failing.Respond(context.Background(), nil, nil)
+	is.True(errors.Is(err, boom))
+	var last error
+	for _, err := range failing.Stream(context.Background(), nil, nil) {
+		last = err
+	}
+	is.True(errors.Is(last, boom))
+
+	empty := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) { return nil, nil })
+	_, err = empty.Respond(context.Background(), nil, nil)
+	is.True(err != nil)
+}
