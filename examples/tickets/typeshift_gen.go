@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/toolset"
@@ -85,6 +86,8 @@ const typeshiftTicketsSearchTicketsSettingsSchema = `{
 
 // typeshiftTicketsSearchTicketsTool makes the search_tickets tool, which calls Tickets.SearchTickets.
 func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "search_tickets",
 		Description: "SearchTickets searches the customer's support tickets, newest first.",
@@ -104,7 +107,7 @@ func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, sta
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			if out == nil {
 				b = append(b, "null"...)
@@ -121,6 +124,7 @@ func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, sta
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 		Configure: func(overrides json.RawMessage) (*toolset.Tool, error) {
@@ -181,6 +185,8 @@ const typeshiftTicketsGetTicketSchema = `{
 
 // typeshiftTicketsGetTicketTool makes the get_ticket tool, which calls Tickets.GetTicket.
 func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "get_ticket",
 		Description: "Reads one ticket by its number.",
@@ -200,12 +206,13 @@ func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.T
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = typeshiftAppendTicket(b, &out, &encErr)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}

@@ -204,7 +204,8 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("if d.Null() {")
 		g.p("%s = nil", target)
 		g.p("} else if d.Array() {")
-		g.p("%s := %s{}", s, t.GoType)
+		// A small first capacity saves the slice growing from one, two, four.
+		g.p("%s := make(%s, 0, 4)", s, t.GoType)
 		g.p("for d.Elem() {")
 		if read, ok := plainRead(t.Elem, o.cons); ok {
 			g.p("%s = append(%s, %s)", s, s, read)

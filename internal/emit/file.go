@@ -49,6 +49,7 @@ var stdImports = map[string]string{
 	"maps":     "maps",
 	"regexp":   "regexp",
 	"slices":   "slices",
+	"atomic":   "sync/atomic",
 	"time":     "time",
 	"utf8":     "unicode/utf8",
 	"toolset":  "github.com/typeshift-go/typeshift/toolset",

@@ -98,6 +98,10 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 	g.p("")
 	g.p("// %s makes the %s tool, which calls %s.", name, tool.Name, callee(set, tool))
 	g.p("func %s(%s) *toolset.Tool {", name, params)
+	if tool.Result.Kind != model.ResultNone {
+		g.p("// size is the length of the last result, so that the next one's buffer is allocated once.")
+		g.p("var size atomic.Int64")
+	}
 	g.p("return &toolset.Tool{")
 	g.p("Name: %q,", tool.Name)
 	g.p("Description: %s,", goString(tool.Description))
@@ -201,13 +205,13 @@ func (g *gen) invoke(set *model.Toolset, tool *model.Tool) error {
 		} else {
 			g.p("out := %s", call)
 		}
-		g.p("var b []byte")
+		g.p("b := make([]byte, 0, size.Load())")
 		g.p("var encErr error")
 		if err := g.encodeValue(r.Type, "out", "&encErr", encodeOpts{}); err != nil {
 			return err
 		}
 	case model.ResultSeq, model.ResultSeq2:
-		g.p("b := []byte{'['}")
+		g.p("b := append(make([]byte, 0, max(size.Load(), 64)), '[')")
 		g.p("var encErr error")
 		g.p("n := 0")
 		if r.Kind == model.ResultSeq {
@@ -231,6 +235,7 @@ func (g *gen) invoke(set *model.Toolset, tool *model.Tool) error {
 	g.p("if encErr != nil {")
 	g.p("return nil, encErr")
 	g.p("}")
+	g.p("size.Store(int64(len(b)))")
 	g.p("return b, nil")
 	return nil
 }

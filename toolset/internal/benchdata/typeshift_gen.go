@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/toolset"
@@ -104,6 +105,8 @@ const typeshiftSearchSearchTicketsSchema = `{
 
 // typeshiftSearchSearchTicketsTool makes the search_tickets tool, which calls Search.SearchTickets.
 func typeshiftSearchSearchTicketsTool(ts *Search, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "search_tickets",
 		Description: "SearchTickets searches the tickets, newest first.",
@@ -123,7 +126,7 @@ func typeshiftSearchSearchTicketsTool(ts *Search, state *toolset.State) *toolset
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			if out == nil {
 				b = append(b, "null"...)
@@ -140,6 +143,7 @@ func typeshiftSearchSearchTicketsTool(ts *Search, state *toolset.State) *toolset
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -473,7 +477,7 @@ func typeshiftDecodeSearchArgs(d *tooljson.Decoder, x *SearchArgs) {
 			if d.Null() {
 				x.Tags = nil
 			} else if d.Array() {
-				s2 := []string{}
+				s2 := make([]string, 0, 4)
 				for d.Elem() {
 					s2 = append(s2, d.String())
 				}
@@ -590,7 +594,7 @@ func typeshiftDecodeSink(d *tooljson.Decoder, x *Sink) {
 			if d.Null() {
 				x.List = nil
 			} else if d.Array() {
-				s6 := []Inner{}
+				s6 := make([]Inner, 0, 4)
 				for d.Elem() {
 					var v7 Inner
 					typeshiftDecodeInner(d, &v7)
@@ -637,7 +641,7 @@ func typeshiftDecodeFilter(d *tooljson.Decoder, x *Filter) {
 			if d.Null() {
 				x.Statuses = nil
 			} else if d.Array() {
-				s1 := []Status{}
+				s1 := make([]Status, 0, 4)
 				for d.Elem() {
 					var v2 Status
 					v2 = Status(d.String())
@@ -677,7 +681,7 @@ func typeshiftDecodeInner(d *tooljson.Decoder, x *Inner) {
 			if d.Null() {
 				x.Tags = nil
 			} else if d.Array() {
-				s2 := []string{}
+				s2 := make([]string, 0, 4)
 				for d.Elem() {
 					s2 = append(s2, d.String())
 				}

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -280,6 +281,8 @@ const typeshiftShapesEchoSchema = `{
 
 // typeshiftShapesEchoTool makes the echo tool, which calls Shapes.Echo.
 func typeshiftShapesEchoTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "echo",
 		Description: "Echo returns its input as it read it.",
@@ -299,12 +302,13 @@ func typeshiftShapesEchoTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = typeshiftAppendEchoInput(b, &out, &encErr)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -338,6 +342,8 @@ const typeshiftShapesKindsSchema = `{
 
 // typeshiftShapesKindsTool makes the kinds tool, which calls Shapes.Kinds.
 func typeshiftShapesKindsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "kinds",
 		Description: "Kinds reports named kinds back, with a type that marshals itself.",
@@ -353,12 +359,13 @@ func typeshiftShapesKindsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 				return nil, err
 			}
 			out := ts.Kinds(ctx, in)
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = typeshiftAppendKindsOutput(b, &out, &encErr)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -399,6 +406,8 @@ const typeshiftShapesTreeSchema = `{
 
 // typeshiftShapesTreeTool makes the tree tool, which calls Shapes.Tree.
 func typeshiftShapesTreeTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "tree",
 		Description: "Tree counts the nodes of a tree.",
@@ -417,12 +426,13 @@ func typeshiftShapesTreeTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = tooljson.AppendInt(b, int64(out))
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -446,6 +456,8 @@ const typeshiftShapesCountUpSchema = `{
 
 // typeshiftShapesCountUpTool makes the count_up tool, which calls Shapes.Count.
 func typeshiftShapesCountUpTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "count_up",
 		Description: "Count streams the numbers up to To.",
@@ -460,7 +472,7 @@ func typeshiftShapesCountUpTool(ts *Shapes, state *toolset.State) *toolset.Tool 
 			if err := d.Err(); err != nil {
 				return nil, err
 			}
-			b := []byte{'['}
+			b := append(make([]byte, 0, max(size.Load(), 64)), '[')
 			var encErr error
 			n := 0
 			for v := range ts.Count(in) {
@@ -474,6 +486,7 @@ func typeshiftShapesCountUpTool(ts *Shapes, state *toolset.State) *toolset.Tool 
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -495,6 +508,8 @@ const typeshiftShapesWordsSchema = `{
 
 // typeshiftShapesWordsTool makes the words tool, which calls Shapes.Words.
 func typeshiftShapesWordsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "words",
 		Description: `Words streams the words of a sentence and fails on the word "boom".`,
@@ -509,7 +524,7 @@ func typeshiftShapesWordsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			if err := d.Err(); err != nil {
 				return nil, err
 			}
-			b := []byte{'['}
+			b := append(make([]byte, 0, max(size.Load(), 64)), '[')
 			var encErr error
 			n := 0
 			for v, err := range ts.Words(ctx, in) {
@@ -526,6 +541,7 @@ func typeshiftShapesWordsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -569,6 +585,8 @@ const typeshiftShapesConfigureSettingsSchema = `{
 
 // typeshiftShapesConfigureTool makes the configure tool, which calls Shapes.Configure.
 func typeshiftShapesConfigureTool(ts *Shapes, settings Tuning, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "configure",
 		Description: "Configure reports the settings it runs with.",
@@ -583,12 +601,13 @@ func typeshiftShapesConfigureTool(ts *Shapes, settings Tuning, state *toolset.St
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = typeshiftAppendTuning(b, &out, &encErr)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 		Configure: func(overrides json.RawMessage) (*toolset.Tool, error) {
@@ -631,7 +650,7 @@ func typeshiftShapesConfigureOverrides(data []byte, x *Tuning) error {
 				if d.Null() {
 					x.Extras = nil
 				} else if d.Array() {
-					s1 := []string{}
+					s1 := make([]string, 0, 4)
 					for d.Elem() {
 						s1 = append(s1, d.String())
 					}
@@ -677,6 +696,8 @@ const typeshiftShapesPickedSettingsSchema = `{
 
 // typeshiftShapesPickedTool makes the picked tool, which calls Shapes.Picked.
 func typeshiftShapesPickedTool(ts *Shapes, settings Tuning, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "picked",
 		Description: "Picked reports its input and the settings it runs with.",
@@ -695,12 +716,13 @@ func typeshiftShapesPickedTool(ts *Shapes, settings Tuning, state *toolset.State
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = tooljson.AppendString(b, out)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 		Configure: func(overrides json.RawMessage) (*toolset.Tool, error) {
@@ -776,6 +798,8 @@ const typeshiftShapesVersionSchema = `{
 
 // typeshiftShapesVersionTool makes the version tool, which calls Version.
 func typeshiftShapesVersionTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "version",
 		Description: "Reports the version.",
@@ -787,12 +811,13 @@ func typeshiftShapesVersionTool(ts *Shapes, state *toolset.State) *toolset.Tool 
 				return nil, err
 			}
 			out := Version()
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = tooljson.AppendString(b, out)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -843,6 +868,8 @@ const typeshiftShapesBlobSchema = `{
 
 // typeshiftShapesBlobTool makes the blob tool, which calls Shapes.Blob.
 func typeshiftShapesBlobTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "blob",
 		Description: "Blob returns values encoding/json writes specially, or one it cannot write.",
@@ -858,12 +885,13 @@ func typeshiftShapesBlobTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 				return nil, err
 			}
 			out := ts.Blob(in)
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = typeshiftAppendBlobOutput(b, &out, &encErr)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -888,6 +916,8 @@ const typeshiftShapesPagesSchema = `{
 
 // typeshiftShapesPagesTool makes the pages tool, which calls Shapes.Pages.
 func typeshiftShapesPagesTool(ts *Shapes, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "pages",
 		Description: "Pages returns a page of nodes.",
@@ -906,12 +936,13 @@ func typeshiftShapesPagesTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = typeshiftAppendPageNode(b, &out, &encErr)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -997,7 +1028,7 @@ func typeshiftDecodeEchoInput(d *tooljson.Decoder, x *EchoInput) {
 			if d.Null() {
 				x.Tags = nil
 			} else if d.Array() {
-				s2 := []string{}
+				s2 := make([]string, 0, 4)
 				for d.Elem() {
 					var v3 string
 					v3 = d.String()
@@ -1055,7 +1086,7 @@ func typeshiftDecodeEchoInput(d *tooljson.Decoder, x *EchoInput) {
 			if d.Null() {
 				x.Places = nil
 			} else if d.Array() {
-				s9 := []geo.Point{}
+				s9 := make([]geo.Point, 0, 4)
 				for d.Elem() {
 					var v10 geo.Point
 					typeshiftDecodeGeoPoint(d, &v10)
@@ -1212,7 +1243,7 @@ func typeshiftDecodeNode(d *tooljson.Decoder, x *Node) {
 			if d.Null() {
 				x.Children = nil
 			} else if d.Array() {
-				s2 := []Node{}
+				s2 := make([]Node, 0, 4)
 				for d.Elem() {
 					var v3 Node
 					typeshiftDecodeNode(d, &v3)

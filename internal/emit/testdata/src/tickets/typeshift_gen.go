@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/toolset"
@@ -95,6 +96,8 @@ const typeshiftTicketsSearchTicketsSettingsSchema = `{
 
 // typeshiftTicketsSearchTicketsTool makes the search_tickets tool, which calls Tickets.SearchTickets.
 func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "search_tickets",
 		Description: "SearchTickets searches the customer's support tickets, newest first.",
@@ -114,7 +117,7 @@ func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, sta
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			if out == nil {
 				b = append(b, "null"...)
@@ -131,6 +134,7 @@ func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, sta
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 		Configure: func(overrides json.RawMessage) (*toolset.Tool, error) {
@@ -191,6 +195,8 @@ const typeshiftTicketsGetTicketSchema = `{
 
 // typeshiftTicketsGetTicketTool makes the get_ticket tool, which calls Tickets.GetTicket.
 func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "get_ticket",
 		Description: "Reads one ticket by its number.",
@@ -210,7 +216,7 @@ func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.T
 			if err != nil {
 				return nil, err
 			}
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			if out == nil {
 				b = append(b, "null"...)
@@ -220,6 +226,7 @@ func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.T
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -279,6 +286,8 @@ const typeshiftTicketsListTicketsSchema = `{
 
 // typeshiftTicketsListTicketsTool makes the list_tickets tool, which calls Tickets.StreamTickets.
 func typeshiftTicketsListTicketsTool(ts *Tickets, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "list_tickets",
 		Description: "StreamTickets lists every ticket.",
@@ -290,7 +299,7 @@ func typeshiftTicketsListTicketsTool(ts *Tickets, state *toolset.State) *toolset
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
 			}
-			b := []byte{'['}
+			b := append(make([]byte, 0, max(size.Load(), 64)), '[')
 			var encErr error
 			n := 0
 			for v, err := range ts.StreamTickets() {
@@ -307,6 +316,7 @@ func typeshiftTicketsListTicketsTool(ts *Tickets, state *toolset.State) *toolset
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -321,6 +331,8 @@ const typeshiftTicketsPingSchema = `{
 
 // typeshiftTicketsPingTool makes the ping tool, which calls Ping.
 func typeshiftTicketsPingTool(ts *Tickets, state *toolset.State) *toolset.Tool {
+	// size is the length of the last result, so that the next one's buffer is allocated once.
+	var size atomic.Int64
 	return &toolset.Tool{
 		Name:        "ping",
 		Description: "Ping answers pong.",
@@ -332,12 +344,13 @@ func typeshiftTicketsPingTool(ts *Tickets, state *toolset.State) *toolset.Tool {
 				return nil, err
 			}
 			out := Ping()
-			var b []byte
+			b := make([]byte, 0, size.Load())
 			var encErr error
 			b = tooljson.AppendString(b, out)
 			if encErr != nil {
 				return nil, encErr
 			}
+			size.Store(int64(len(b)))
 			return b, nil
 		},
 	}
@@ -365,7 +378,7 @@ func typeshiftDecodeSearchInput(d *tooljson.Decoder, x *SearchInput) {
 			if d.Null() {
 				x.Statuses = nil
 			} else if d.Array() {
-				s3 := []Status{}
+				s3 := make([]Status, 0, 4)
 				for d.Elem() {
 					var v4 Status
 					v4 = Status(d.String())
