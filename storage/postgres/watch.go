@@ -185,7 +185,12 @@ func (s *Store) startListener(ctx context.Context) (*listener, error) {
 // listenConn opens a connection of its own (not the pool's, so the pool can
 // close while it waits) and LISTENs on the channel.
 func (s *Store) listenConn(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	cfg := s.pool.Config().ConnConfig.Copy()
+	if cfg.RuntimeParams["application_name"] == "" {
+		// Say what the connection is for to whoever reads pg_stat_activity.
+		cfg.RuntimeParams["application_name"] = "typeshift watch"
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
