@@ -18,7 +18,9 @@ type chain struct {
 	name    string
 	nameArg ast.Expr
 	// badName marks a WithName argument that is not a constant, already reported.
-	badName     bool
+	badName bool
+	// broken marks a chain that does not type-check; it is skipped without a report.
+	broken      bool
 	description string
 	hasDesc     bool
 	readOnly    bool
@@ -145,6 +147,13 @@ func (p *parser) isBuilderMethod(sel *ast.SelectorExpr) bool {
 func (p *parser) readLink(c *chain, call *ast.CallExpr) {
 	sel := call.Fun.(*ast.SelectorExpr)
 	switch sel.Sel.Name {
+	case "WithName", "WithDescription", "WithSettings", "WithConfigurableSettings":
+		if len(call.Args) != 1 {
+			c.broken = true // does not compile; the compiler reports it
+			return
+		}
+	}
+	switch sel.Sel.Name {
 	case "WithName":
 		c.nameArg = call.Args[0]
 		if s, ok := p.stringConst(call.Args[0]); ok {
@@ -211,7 +220,7 @@ func (p *parser) onReceiver(call *ast.CallExpr, recv *types.Var) bool {
 
 // readTool reads a chain's function and builds the tool, or reports why it cannot and returns nil.
 func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.Tool {
-	if len(c.addTool.Args) != 1 {
+	if len(c.addTool.Args) != 1 || c.broken {
 		return nil
 	}
 	arg := ast.Unparen(c.addTool.Args[0])

@@ -52,7 +52,9 @@ func (p *parser) readSignature(t *model.Tool, fn *types.Func, c *chain, arg ast.
 	}
 	var settingsType types.Type
 	if c.settingsArg != nil {
-		settingsType = p.info.TypeOf(c.settingsArg)
+		if settingsType = p.info.TypeOf(c.settingsArg); settingsType == nil {
+			return false // does not type-check; the compiler reports it
+		}
 	}
 	var input, settings *types.Var
 	switch {
