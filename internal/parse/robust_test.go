@@ -22,7 +22,6 @@ func TestBrokenCode(t *testing.T) {
 		`t.AddTool(t.Search).WithSettings(undefined{})`,
 		`t.AddTool(t.Missing)`,
 		`t.AddTool(t.Search).NoSuchCall()`,
-		`t.AddTool(nil)`,
 		`t.AddTool(t.Search).WithDescription(1)`,
 	} {
 		src := `package p
