@@ -136,8 +136,8 @@ type Type struct {
 
 // Field is a struct field as encoding/json sees it.
 type Field struct {
-	// GoName is the field's Go name; Path is the selector path when it comes from an embedded struct,
-	// such as "Base.ID".
+	// GoName is the field's Go name; Path is its selector path from the struct: "Base.ID" for a field of an
+	// embedded struct, the GoName otherwise.
 	GoName, Path string
 	// JSONName is the property name.
 	JSONName string
