@@ -110,7 +110,7 @@ func TestGenerateListsEveryError(t *testing.T) {
 func TestGeneratedFixturesAreFresh(t *testing.T) {
 	var stderr bytes.Buffer
 	g := &generator{dir: filepath.Join("..", "..", "internal", "emit"), check: true, stdout: &stderr, stderr: &stderr}
-	if err := g.run(context.Background(), []string{"./testdata/src/tickets", "./testdata/src/shapes"}); err != nil {
+	if err := g.run(context.Background(), []string{"./testdata/src/tickets", "./testdata/src/shapes", "./testdata/src/edges"}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 }
