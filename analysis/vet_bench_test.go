@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/analysis"
+	"github.com/typeshift-go/typeshift/internal/emit"
 )
 
 // The vet benchmark's package: this many toolsets of this many tools each.
@@ -77,6 +78,29 @@ func BenchmarkVet(b *testing.B) {
 	b.ReportMetric(ts*1000, "typeshift-ms")
 	b.ReportMetric(noop*1000, "noop-ms")
 	b.ReportMetric(100*(ts-noop)/plain, "analyzer-%-of-plain")
+}
+
+// BenchmarkVetParts times, in process, the two steps of the analyzer that grow with the package: parsing the
+// declarations of the 200 toolsets and generating typeshift_gen.go in memory for TSH010.
+func BenchmarkVetParts(b *testing.B) {
+	p := load(b, benchModule(b), "./tools")[0]
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			parseFiles(p.Fset, p.Syntax, p.Types, p.TypesInfo)
+		}
+	})
+	m := parseFiles(p.Fset, p.Syntax, p.Types, p.TypesInfo).model
+	b.Run("emit", func(b *testing.B) {
+		var size int
+		for b.Loop() {
+			src, err := emit.File(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			size = len(src)
+		}
+		b.ReportMetric(float64(size), "bytes")
+	})
 }
 
 // benchModule writes a module that replaces typeshift with this repository, holding the package tools (the
