@@ -252,6 +252,9 @@ func typeshiftAppendGeoPoint(b []byte, x *geo.Point, err *error) []byte {
 
 // typeshiftArguments returns a call's arguments, reading none as an empty object.
 func typeshiftArguments(call *toolset.Call) []byte {
+	if call == nil {
+		return []byte("{}")
+	}
 	args := call.Arguments
 	for len(args) > 0 && (args[0] == ' ' || args[0] == '\t' || args[0] == '\n' || args[0] == '\r') {
 		args = args[1:]
