@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/typeshift-go/typeshift/internal/model"
 )
@@ -90,6 +91,9 @@ func (d *describer) collect(st *types.Struct, prefix string, depth int, out *[]c
 		tag := st.Tag(i)
 		jsonTag := reflect.StructTag(tag).Get("json")
 		name, _, _ := strings.Cut(jsonTag, ",")
+		if !validJSONName(name) {
+			name = "" // encoding/json ignores such a name and uses the field's
+		}
 		configurable := hasTagWord(reflect.StructTag(tag).Get("typeshift"), "configurable")
 		if jsonTag == "-" {
 			if configurable {
@@ -234,4 +238,18 @@ func (p *parser) tagNode(v *types.Var) ast.Node {
 		return f.Tag
 	}
 	return f
+}
+
+// validJSONName reports whether encoding/json accepts name from a json tag: letters, digits and the punctuation
+// it allows, but no quotes, backslashes or control characters.
+func validJSONName(name string) bool {
+	for _, r := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r):
+		case unicode.IsLetter(r), unicode.IsDigit(r):
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -144,3 +144,10 @@ func FuzzSchemaTag(f *testing.F) {
 func jsonLiteral(s string) bool {
 	return s == "true" || s == "false" || jsonNumber.MatchString(s) || strings.HasPrefix(s, `"`) && strings.HasSuffix(s, `"`)
 }
+
+func TestValidJSONName(t *testing.T) {
+	is := is.New(t)
+	for name, want := range map[string]bool{"": true, "query": true, "a-b.c": true, "größe": true, "a b": true, `a"b`: false, `a\b`: false, "a\tb": false, "a'b": false} {
+		is.Equal(validJSONName(name), want)
+	}
+}
