@@ -40,6 +40,7 @@ type CorruptEntryError struct {
 	Err            error
 }
 
+// Error names the conversation, the entry and what is wrong with it.
 func (e *CorruptEntryError) Error() string {
 	return fmt.Sprintf("storage: conversation %q: corrupt entry %d: %v", e.ConversationID, e.Seq, e.Err)
 }

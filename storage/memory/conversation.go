@@ -169,6 +169,7 @@ func (s *Store) LoadAll(ctx context.Context, settingsID, conversationID string) 
 	return s.load(ctx, settingsID, conversationID, false)
 }
 
+// load serves Load (from the last summary on) and LoadAll.
 func (s *Store) load(ctx context.Context, settingsID, conversationID string, sinceSummary bool) ([]storage.Entry, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err

@@ -68,6 +68,7 @@ func NewWithOptions(opts *Options) *Store {
 	return s
 }
 
+// clock returns the current time as the store keeps it.
 func (s *Store) clock() time.Time { return storage.Timestamp(s.now()) }
 
 func ctxErr(ctx context.Context) error { return context.Cause(ctx) }

@@ -328,6 +328,7 @@ func (s *Store) LoadAll(ctx context.Context, settingsID, conversationID string) 
 	return s.load(ctx, qLoadAll, settingsID, conversationID)
 }
 
+// load runs qLoad or qLoadAll and checks each entry read.
 func (s *Store) load(ctx context.Context, query, settingsID, conversationID string) ([]storage.Entry, error) {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return nil, err

@@ -164,6 +164,7 @@ type listener struct {
 	done   chan struct{}
 }
 
+// stop ends the listener and waits until its connection is closed.
 func (l *listener) stop() {
 	l.cancel()
 	<-l.done

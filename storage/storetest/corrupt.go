@@ -15,6 +15,7 @@ const (
 	CorruptFutureVersion
 )
 
+// String describes the damage, for the suite's messages.
 func (c Corruption) String() string {
 	switch c {
 	case CorruptData:

@@ -36,6 +36,7 @@ type InjectedError struct {
 	N  int // the write's number, counting from 1
 }
 
+// Error says which write failed on purpose.
 func (e *InjectedError) Error() string {
 	return fmt.Sprintf("storetest: injected failure of write %d (%s)", e.N, e.Op)
 }

@@ -92,6 +92,7 @@ func (r *rec) cleanUp() {
 	}
 }
 
+// failf records a finding.
 func (r *rec) failf(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
