@@ -101,8 +101,13 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			yield(chat.Update{}, wrapError(ctx, err))
 			return
 		}
-		if err := a.finish(ctx); err != nil {
+		last, err := a.finish(ctx)
+		if err != nil {
 			yield(chat.Update{}, err)
+			return
+		}
+		if last != nil {
+			yield(*last, nil)
 		}
 	}
 }

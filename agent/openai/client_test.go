@@ -474,3 +474,33 @@ func BenchmarkStreamFirstUpdate(b *testing.B) {
 		}
 	}
 }
+
+func TestStreamRunningUsageCountsOnce(t *testing.T) {
+	is := is.New(t)
+	// A compatible server that repeats a running total of usage on every chunk.
+	srv := openaitest.NewServer(openaitest.Reply{Chunks: []string{
+		`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}`,
+		`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":null}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`,
+		`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`,
+		`[DONE]`,
+	}})
+	defer srv.Close()
+	resp, err := chat.Collect(newClient(srv).Stream(context.Background(), []chat.Message{chat.UserText("hi")}, nil))
+	is.NoErr(err)
+	is.Equal(resp.Usage, chat.Usage{InputTokens: 10, OutputTokens: 3, TotalTokens: 13})
+	is.Equal(resp.Messages[0].Text(), "Hi there")
+}
+
+func TestConnectionRefused(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	url := srv.URL
+	srv.Close()
+	c := openai.New(option.WithBaseURL(url), option.WithAPIKey(testKey), option.WithMaxRetries(0)).WithModel("m")
+	_, err := c.Respond(context.Background(), []chat.Message{chat.UserText("hi")}, nil)
+	var pe *chat.ProviderError
+	is.True(errors.As(err, &pe))
+	is.Equal(pe.StatusCode, 0)
+	is.True(!pe.Temporary())
+	is.True(!strings.Contains(err.Error(), testKey))
+}

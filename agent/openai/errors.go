@@ -31,8 +31,9 @@ func wrapError(ctx context.Context, err error) error {
 		}
 		return pe
 	}
-	// Anything else broke the exchange itself: a connection cut halfway, a body that is not JSON.
-	return &chat.ProviderError{Provider: ProviderName, Message: errStreamCut.Error() + ": " + err.Error(), Err: err}
+	// Anything else broke the exchange itself: no connection, a connection cut halfway, a body that is not JSON,
+	// an error event inside a stream.
+	return &chat.ProviderError{Provider: ProviderName, Message: err.Error(), Err: err}
 }
 
 // redact removes the request's bearer token from a message the server wrote. Servers may echo the key they

@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"slices"
 
@@ -59,6 +58,8 @@ type assembler struct {
 	id, model string
 	calls     []pendingCall
 	finished  bool
+	usage     chat.Usage
+	hasUsage  bool
 }
 
 type pendingCall struct {
@@ -97,8 +98,11 @@ func (a *assembler) add(ch sdk.ChatCompletionChunk) []chat.Update {
 			out = append(out, u)
 		}
 	}
+	// Usage is kept, not yielded: some compatible servers repeat a running total on every chunk, and only the
+	// last one counts.
 	if ch.JSON.Usage.Valid() && (ch.Usage.PromptTokens != 0 || ch.Usage.CompletionTokens != 0) {
-		out = append(out, a.update(chat.UsagePart{Usage: usage(ch.Usage)}))
+		a.usage = usage(ch.Usage)
+		a.hasUsage = true
 	}
 	return out
 }
@@ -131,16 +135,18 @@ func (c pendingCall) toolCall() chat.ToolCall {
 	return chat.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(args)}
 }
 
-// finish checks the end of a stream that closed without an error: a stream that never said why the model
-// stopped was cut short, whatever the transport reported.
-func (a *assembler) finish(ctx context.Context) error {
+// finish checks the end of a stream that closed without an error, and returns the last update, carrying the
+// usage, if any. A stream that never said why the model stopped was cut short, whatever the transport reported.
+func (a *assembler) finish(ctx context.Context) (*chat.Update, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if !a.finished {
-		return &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Err: io.ErrUnexpectedEOF}
+		return nil, &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Err: io.ErrUnexpectedEOF}
 	}
-	return nil
+	if !a.hasUsage {
+		return nil, nil
+	}
+	u := a.update(chat.UsagePart{Usage: a.usage})
+	return &u, nil
 }
-
-var errStreamCut = errors.New("the stream broke off")
