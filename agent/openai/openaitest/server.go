@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -70,8 +71,8 @@ type Usage struct{ PromptTokens, CompletionTokens int64 }
 
 // Error returns a reply with the API's error shape: {"error":{"message":...,"type":...,"param":null,"code":...}}.
 func Error(status int, typ, code, message string) Reply {
-	body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": nullable(code)}})
-	return Reply{Status: status, Body: string(body)}
+	body := fmt.Sprintf(`{"error":{"message":%s,"type":%s,"param":null,"code":%s}}`, q(message), q(typ), nullable(code))
+	return Reply{Status: status, Body: body}
 }
 
 // RateLimited returns a 429 reply asking the client to wait retryAfter (whole seconds, in Retry-After).
@@ -237,38 +238,41 @@ func writeError(w http.ResponseWriter, reply Reply) {
 	io.WriteString(w, reply.Body)
 }
 
+// The renderers below write JSON by hand, field by field, in the order the API sends its fields, so that what
+// a client reads is the API's bytes and not merely an equivalent document.
+
 // completion renders a whole chat.completion object.
 func completion(r Reply) string {
-	msg := map[string]any{"role": "assistant", "content": nullable(r.Text), "refusal": nil, "annotations": []any{}}
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"id":%s,"object":"chat.completion","created":%d,"model":%s,"choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null`,
+		q(r.ID), created, q(r.Model), nullable(r.Text))
 	if len(r.ToolCalls) > 0 {
-		calls := make([]any, len(r.ToolCalls))
+		b.WriteString(`,"tool_calls":[`)
 		for i, c := range r.ToolCalls {
-			calls[i] = map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":%s,"type":"function","function":{"name":%s,"arguments":%s}}`, q(c.ID), q(c.Name), q(c.Arguments))
 		}
-		msg["tool_calls"] = calls
+		b.WriteByte(']')
 	}
-	return mustJSON(map[string]any{
-		"id": r.ID, "object": "chat.completion", "created": created, "model": r.Model,
-		"choices":      []any{map[string]any{"index": 0, "message": msg, "logprobs": nil, "finish_reason": r.FinishReason}},
-		"usage":        usageJSON(r.Usage),
-		"service_tier": "default", "system_fingerprint": "fp_test",
-	})
+	fmt.Fprintf(&b, `,"annotations":[]},"logprobs":null,"finish_reason":%s}],"usage":%s,"service_tier":"default","system_fingerprint":"fp_test"}`,
+		q(r.FinishReason), usageJSON(r.Usage))
+	return b.String()
 }
 
 // chunks renders a reply as the data of its stream events, [DONE] included.
 func chunks(r Reply, includeUsage bool) []string {
-	chunk := func(delta map[string]any, finish any) string {
-		c := map[string]any{
-			"id": r.ID, "object": "chat.completion.chunk", "created": created, "model": r.Model,
-			"service_tier": "default", "system_fingerprint": "fp_test",
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
-		}
-		if includeUsage {
-			c["usage"] = nil
-		}
-		return mustJSON(c)
+	head := fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%d,"model":%s,"service_tier":"default","system_fingerprint":"fp_test","choices":`,
+		q(r.ID), created, q(r.Model))
+	tail := "}"
+	if includeUsage {
+		tail = `,"usage":null}`
 	}
-	out := []string{chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}
+	chunk := func(delta, finish string) string {
+		return head + `[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]` + tail
+	}
+	out := []string{chunk(`{"role":"assistant","content":"","refusal":null}`, "null")}
 	step := r.TextDelta
 	if step <= 0 {
 		step = 8
@@ -278,14 +282,14 @@ func chunks(r Reply, includeUsage bool) []string {
 		for n < len(text) && !utf8.RuneStart(text[n]) {
 			n++
 		}
-		out = append(out, chunk(map[string]any{"content": text[:n]}, nil))
+		out = append(out, chunk(`{"content":`+q(text[:n])+`}`, "null"))
 		text = text[n:]
 	}
 	// Each call opens with its id and name, then its arguments arrive in three pieces, the calls taking turns,
 	// as the API does for parallel calls.
 	for i, c := range r.ToolCalls {
-		out = append(out, chunk(map[string]any{"tool_calls": []any{map[string]any{
-			"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+		out = append(out, chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%s,"type":"function","function":{"name":%s,"arguments":""}}]}`,
+			i, q(c.ID), q(c.Name)), "null"))
 	}
 	pieces := make([][]string, len(r.ToolCalls))
 	for i, c := range r.ToolCalls {
@@ -296,17 +300,12 @@ func chunks(r Reply, includeUsage bool) []string {
 			if pieces[i][p] == "" {
 				continue
 			}
-			out = append(out, chunk(map[string]any{"tool_calls": []any{map[string]any{
-				"index": i, "function": map[string]any{"arguments": pieces[i][p]}}}}, nil))
+			out = append(out, chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"function":{"arguments":%s}}]}`, i, q(pieces[i][p])), "null"))
 		}
 	}
-	out = append(out, chunk(map[string]any{}, r.FinishReason))
+	out = append(out, chunk(`{}`, q(r.FinishReason)))
 	if includeUsage {
-		out = append(out, mustJSON(map[string]any{
-			"id": r.ID, "object": "chat.completion.chunk", "created": created, "model": r.Model,
-			"service_tier": "default", "system_fingerprint": "fp_test",
-			"choices": []any{}, "usage": usageJSON(r.Usage),
-		}))
+		out = append(out, head+`[],"usage":`+usageJSON(r.Usage)+`}`)
 	}
 	return append(out, "[DONE]")
 }
@@ -314,12 +313,17 @@ func chunks(r Reply, includeUsage bool) []string {
 // created is a fixed timestamp, so that rendered replies are reproducible.
 const created = 1764460800
 
-func usageJSON(u *Usage) map[string]any {
-	return map[string]any{
-		"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.PromptTokens + u.CompletionTokens,
-		"prompt_tokens_details":     map[string]any{"cached_tokens": 0, "audio_tokens": 0},
-		"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
-	}
+func usageJSON(u *Usage) string {
+	return fmt.Sprintf(`{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,`+
+		`"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},`+
+		`"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}`,
+		u.PromptTokens, u.CompletionTokens, u.PromptTokens+u.CompletionTokens)
+}
+
+// q returns s as a JSON string.
+func q(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
 }
 
 // split cuts s into n pieces of about the same size, never inside a UTF-8 sequence.
@@ -348,17 +352,10 @@ func argsLen(calls []ToolCall) int {
 
 func estimate(bytes int) int64 { return int64((bytes + 3) / 4) }
 
-func nullable(s string) any {
+// nullable returns s as a JSON string, or null when it is empty.
+func nullable(s string) string {
 	if s == "" {
-		return nil
+		return "null"
 	}
-	return s
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of plain values reach here
-	}
-	return string(b)
+	return q(s)
 }
