@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/typeshift-go/typeshift/internal/model"
 	"github.com/typeshift-go/typeshift/internal/parse"
 )
 
@@ -70,6 +69,9 @@ func analyzerDoc(src string) string {
 	return strings.TrimSpace(text)
 }
 
+// run parses the package as the generator does, reporting what the parser reports, exports the package's tools
+// as a fact, and then checks what spans packages or needs the whole model: names against the imported packages'
+// tools, agents' toolset uses, field descriptions and the generated file.
 func run(pass *analysis.Pass, cfg *config) (any, error) {
 	files := sourceFiles(pass)
 	if len(files) == 0 {
@@ -77,9 +79,6 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	}
 	r := newReporter(pass, cfg.skip)
 	pkg := parse.Package(pass.Fset, files, pass.Pkg, pass.TypesInfo, parse.ReporterFunc(r.parsed))
-	if pkg == nil {
-		pkg = &model.Package{Path: pass.Pkg.Path(), Name: pass.Pkg.Name()}
-	}
 	loc := newLocator(pass, files)
 
 	fact := newToolsFact(pkg)

@@ -109,10 +109,14 @@ func checkImportedNames(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 			}
 			o := owners[0]
 			pos, end := loc.toolName(ts.TypeName, t.Method)
+			tool := ts.TypeName + "." + t.Method
+			if t.Func {
+				tool = "function " + t.Method + " of " + ts.TypeName
+			}
 			r.report(parse.Diagnostic{
 				Pos: pos, End: end, Code: codeDuplicate, Severity: parse.Error,
-				Message: fmt.Sprintf("tool name %q of %s.%s is already used by %s.%s in %s; pick another with WithName",
-					t.Name, ts.TypeName, t.Method, o.toolset, o.method, o.pkgPath),
+				Message: fmt.Sprintf("tool name %q of %s is already used by %s.%s in %s: name the tool with WithName",
+					t.Name, tool, o.toolset, o.method, o.pkgPath),
 			})
 		}
 	}

@@ -59,11 +59,15 @@ func (l *locator) typeName(name string) (token.Pos, token.Pos) {
 	return l.pass.Files[0].Package, token.NoPos
 }
 
-// toolChain returns the AddTool call of a toolset's tool, found by the method or function it names.
+// toolChain returns the AddTool call of a toolset's tool, found by the method or function it names. The model
+// names a function of another package as "pkg.F"; the call's argument ends in F either way.
 func (l *locator) toolChain(toolset, method string) (add *ast.CallExpr, chain ast.Expr) {
 	fd := l.declares[toolset]
 	if fd == nil {
 		return nil, nil
+	}
+	if i := strings.LastIndex(method, "."); i >= 0 {
+		method = method[i+1:]
 	}
 	for _, st := range fd.Body.List {
 		es, ok := st.(*ast.ExprStmt)

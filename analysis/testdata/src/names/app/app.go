@@ -1,4 +1,4 @@
-// Package app imports base through other and takes some of its tool names. // want package:`tools App\{search_tickets, add_note, note, search_orders_again\}`
+// Package app imports base through other and takes some of its tool names. // want package:`tools App\{search_tickets, add_note, note, search_orders_again, lookup\}`
 package app
 
 import (
@@ -20,6 +20,7 @@ func (a *App) Declare() {
 	a.AddTool(a.Note).WithName("add_note") // want `TSH007: tool name "add_note" of App.Note is already used by Notes.AddNote in example.com/names/base`
 	a.AddTool(a.AddNote).WithName("note")
 	a.AddTool(a.SearchOrders).WithName("search_orders_again")
+	a.AddTool(base.Lookup).WithDescription("Looks a note up.") // want `TSH007: tool name "lookup" of function base.Lookup of App is already used by Notes.Lookup in example.com/names/base`
 }
 
 // SearchTickets clashes with base.

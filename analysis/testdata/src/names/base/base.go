@@ -1,4 +1,4 @@
-// Package base declares toolsets that other packages import. // want package:`tools Tickets\{search_tickets, get_ticket\} Notes\{add_note\}`
+// Package base declares toolsets that other packages import. // want package:`tools Tickets\{search_tickets, get_ticket\} Notes\{add_note, lookup\}`
 package base
 
 import (
@@ -31,7 +31,11 @@ type Notes struct{ toolset.Toolset }
 
 func (n *Notes) Declare() {
 	n.AddTool(n.AddNote)
+	n.AddTool(Lookup)
 }
+
+// Lookup looks a note up; it is a package-level function, which other packages may offer too.
+func Lookup(ctx context.Context, in Input) error { return nil }
 
 // AddNote adds a note.
 func (n *Notes) AddNote(ctx context.Context, in Input) error { return nil }
