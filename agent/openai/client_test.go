@@ -396,17 +396,30 @@ func TestStreamErrorEvent(t *testing.T) {
 
 func TestStreamCancel(t *testing.T) {
 	is := is.New(t)
-	srv := openaitest.NewServer(openaitest.Reply{Text: "slow words arriving one by one", TextDelta: 4, Delay: 5 * time.Second})
+	// The first words arrive at once, the rest would take seconds each.
+	srv := openaitest.NewServer(openaitest.Reply{Delay: 5 * time.Second, Chunks: []string{
+		`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"The first words"},"finish_reason":null}]}`,
+		`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" and more"},"finish_reason":null}]}`,
+		`[DONE]`,
+	}})
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	start := time.Now()
+	defer cancel()
+	var start time.Time
+	var texts []string
 	var last error
-	for _, err := range newClient(srv).Stream(ctx, []chat.Message{chat.UserText("hi")}, nil) {
-		last = err
+	for u, err := range newClient(srv).Stream(ctx, []chat.Message{chat.UserText("hi")}, nil) {
+		if err != nil {
+			last = err
+			continue
+		}
+		texts = append(texts, chat.Message{Parts: u.Parts}.Text())
+		start = time.Now()
+		cancel() // mid-stream: one update in, the next one seconds away
 	}
+	is.Equal(texts, []string{"The first words"})
 	is.True(errors.Is(last, context.Canceled))
-	is.True(time.Since(start) < 3*time.Second) // ended by the cancellation, not by the server
+	is.True(time.Since(start) < 2*time.Second) // ended by the cancellation, not by the server
 }
 
 func TestStreamConsumerStops(t *testing.T) {

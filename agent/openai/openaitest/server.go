@@ -53,7 +53,7 @@ type Reply struct {
 	Chunks []string
 	// CutAfter, when > 0, breaks the connection after that many stream events.
 	CutAfter int
-	// Delay is waited before each stream event; the wait ends when the client goes away.
+	// Delay is waited before each stream event but the first; the wait ends when the client goes away.
 	Delay time.Duration
 	// TextDelta is how many bytes of text each delta carries (default 8).
 	TextDelta int
@@ -218,7 +218,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			// Aborting the handler closes the connection without ending the chunked body.
 			panic(http.ErrAbortHandler)
 		}
-		if reply.Delay > 0 {
+		if reply.Delay > 0 && i > 0 {
 			select {
 			case <-time.After(reply.Delay):
 			case <-r.Context().Done():
