@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/telemetry"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -44,7 +46,11 @@ type Config struct {
 	// Inner wraps the provider's client below the tool loop, outermost first: the place for checkpoints and
 	// compaction, which see every model call of the loop.
 	Inner []chat.Middleware
-	// Instrument, when not nil, wraps the provider's client innermost, for telemetry.
+	// Telemetry, when not nil, traces and measures every run: an invoke_agent span per run, an execute_tool span
+	// per tool call and a chat span (with the token and duration metrics) per model call.
+	Telemetry *telemetry.Instrumentation
+	// Instrument, when not nil, wraps the provider's client innermost (inside Telemetry's), for instrumentation
+	// of one's own.
 	Instrument func(chat.Client) chat.Client
 
 	// HideToolErrors sends the model `tool "x" failed` instead of a failing tool's error message. Retry requests
@@ -68,6 +74,17 @@ type Host struct {
 	uses     []hostUse
 	invoker  ToolInvoker
 	exitPlan *toolset.Tool
+	fixed    chat.Client // Config.Client, instrumented
+	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
+	// long as the host.
+	clients sync.Map // clientKey -> *instrumented
+}
+
+type clientKey struct{ provider, model string }
+
+// instrumented is a provider's client and its instrumented form.
+type instrumented struct {
+	base, wrapped chat.Client
 }
 
 // hostUse is one of the agent's toolset uses, bound to its instance.
@@ -127,6 +144,10 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, ErrNoClient
 	}
 	h.invoker = chainTools(h.baseInvoke, cfg.ToolMiddleware)
+	if cfg.Client != nil {
+		// One client whatever the settings say: instrument it once, as the provider the agent names.
+		h.fixed = h.instrument(cfg.Client, ag.chat.provider)
+	}
 	return h, nil
 }
 
@@ -136,7 +157,18 @@ func (h *Host) Name() string { return h.decl.Name }
 // Run runs the agent to the end of its turn: until the model answers without calling tools, the run's budget is
 // spent, or approval requests are left. On an error, the Result, when not nil, holds what the run produced
 // before it.
-func (h *Host) Run(ctx context.Context, opts ...RunOption) (*Result, error) {
+func (h *Host) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
+	if tel := h.cfg.Telemetry; tel != nil {
+		var span *telemetry.AgentSpan
+		ctx, span = tel.StartAgent(ctx, h.decl.Name, "")
+		defer func() {
+			var usage chat.Usage
+			if res != nil {
+				usage = res.Usage
+			}
+			span.End(usage, err)
+		}()
+	}
 	p, in, err := h.prepare(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -149,12 +181,20 @@ func (h *Host) Run(ctx context.Context, opts ...RunOption) (*Result, error) {
 // results and approval requests. A non-nil error ends the sequence. [ResultInto] receives the Result.
 func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.Update, error] {
 	return func(yield func(chat.Update, error) bool) {
+		ctx := ctx
+		var runErr error
+		var usage chat.Usage
+		if tel := h.cfg.Telemetry; tel != nil {
+			var span *telemetry.AgentSpan
+			ctx, span = tel.StartAgent(ctx, h.decl.Name, "")
+			defer func() { span.End(usage, runErr) }()
+		}
 		p, in, err := h.prepare(ctx, opts)
 		if err != nil {
+			runErr = err
 			yield(chat.Update{}, err)
 			return
 		}
-		var runErr error
 		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
 			for u, err := range p.client.Stream(ctx, in.msgs, p.opts) {
 				if err != nil {
@@ -168,6 +208,7 @@ func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.
 				collect(u, nil)
 			}
 		})
+		usage = p.st.usage
 		if in.into != nil {
 			*in.into = *p.result(in, resp)
 		}
@@ -242,14 +283,54 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (*prepared, prepar
 	o := r.opts // a copy: the agent's recorded defaults stay as they are
 	o.Tools = tools
 
-	client := h.cfg.Client
-	if client == nil {
-		client, err = h.cfg.Providers.Client(ctx, r.provider, o.Model)
-		if err != nil {
-			return nil, in, err
-		}
+	client, err := h.client(ctx, r.provider, o.Model)
+	if err != nil {
+		return nil, in, err
 	}
 	return &prepared{st: st, client: h.pipeline(st, client), opts: &o}, in, nil
+}
+
+// client returns the provider's client for a run, instrumented: Config.Client, or the one Config.Providers makes.
+func (h *Host) client(ctx context.Context, provider, model string) (chat.Client, error) {
+	if h.fixed != nil {
+		return h.fixed, nil
+	}
+	base, err := h.cfg.Providers.Client(ctx, provider, model)
+	if err != nil {
+		return nil, err
+	}
+	if h.cfg.Instrument == nil && h.cfg.Telemetry == nil {
+		return base, nil
+	}
+	key := clientKey{provider, model}
+	if v, ok := h.clients.Load(key); ok && sameClient(v.(*instrumented).base, base) {
+		return v.(*instrumented).wrapped, nil
+	}
+	wrapped := h.instrument(base, provider)
+	h.clients.Store(key, &instrumented{base: base, wrapped: wrapped})
+	return wrapped, nil
+}
+
+// instrument wraps a provider's client in Config.Instrument, then Config.Telemetry.
+func (h *Host) instrument(c chat.Client, provider string) chat.Client {
+	if h.cfg.Instrument != nil {
+		c = h.cfg.Instrument(c)
+	}
+	if h.cfg.Telemetry != nil {
+		c = h.cfg.Telemetry.Client(c, provider)
+	}
+	return c
+}
+
+// sameClient reports whether a and b are the same client. Clients of types that cannot be compared (a function
+// type, for example) are never the same, so they are instrumented anew for each run.
+func sameClient(a, b chat.Client) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
 // tools creates the tools a run offers: each use's tools narrowed by its picks, then Config.Tools, each with its

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/telemetry"
 	"github.com/typeshift-go/typeshift/toolset"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
@@ -71,7 +72,12 @@ func (st *runState) invoke(ctx context.Context, tool *toolset.Tool, call chat.To
 	if len(tc.Arguments) == 0 {
 		tc.Arguments = emptyObject
 	}
+	var span *telemetry.ToolSpan
+	if tel := st.h.cfg.Telemetry; tel != nil {
+		ctx, span = tel.StartTool(ctx, call, tool.Description)
+	}
 	res, err := st.h.invoker(ctx, tool, tc)
+	span.End(res, err)
 	if err != nil {
 		return chat.ToolResult{CallID: call.ID, Error: st.h.errorText(ctx, tool, err)}, err
 	}

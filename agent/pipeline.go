@@ -12,13 +12,9 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //	the tool loop             model calls and tool calls, bounded by the run's budget
 //	Config.Inner              checkpoints and compaction belong here
 //	unique call ids           repeated call ids made unique
-//	the provider's client     instrumented by Config.Instrument
+//	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
 func (h *Host) pipeline(st *runState, provider chat.Client) chat.Client {
-	c := provider
-	if h.cfg.Instrument != nil {
-		c = h.cfg.Instrument(c)
-	}
-	c = &uniqueCallIDs{next: c}
+	var c chat.Client = &uniqueCallIDs{next: provider}
 	c = chat.Chain(c, h.cfg.Inner...)
 	c = &toolLoop{next: c, st: st}
 	c = &authorNames{next: c, name: st.name}
