@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -357,11 +358,24 @@ func TestErrorTypeOf(t *testing.T) {
 
 func TestDefaultsToGlobalProviders(t *testing.T) {
 	is := is.New(t)
-	// With no providers given, the otel globals (no-ops here) are used and nothing fails.
-	c := telemetry.Client(model, "openai", nil)
-	resp, err := c.Respond(context.Background(), msgs, opts)
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	prevT, prevM := otel.GetTracerProvider(), otel.GetMeterProvider()
+	otel.SetTracerProvider(tp)
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() {
+		otel.SetTracerProvider(prevT)
+		otel.SetMeterProvider(prevM)
+	})
+
+	c := telemetry.Client(model, "openai", nil) // no providers given: the globals
+	_, err := c.Respond(context.Background(), msgs, opts)
 	is.NoErr(err)
-	is.Equal(resp.Messages[0].Text(), "Ticket 4711 is open.")
+	is.Equal(len(spans.Ended()), 1)
+	h := &harness{reader: reader}
+	is.Equal(len(h.histogram(t, telemetry.MetricOperationDuration)), 1)
 }
 
 // BenchmarkRespond measures what the instrumentation adds to one call, with the real SDK and no exporter.
