@@ -14,7 +14,7 @@
 // typeshift: check toolset and agent declarations for the typeshift generator
 //
 // Every diagnostic starts with a stable code, which is also its category. go vet has no severities: whatever is
-// reported fails it, so the codes below that are not errors can be turned off with the -skip flag.
+// reported fails it. The -skip flag turns codes off, such as the warning TSH009.
 //
 // TSH003: AddTool takes something other than a method value of the toolset (t.Search) or a package-level
 // function: a variable, a closure, a call result.
@@ -30,9 +30,11 @@
 //
 // TSH009 (warning): a tool has neither a doc comment on its method nor WithDescription.
 //
-// TSH010: the generated file typeshift_gen.go is missing or does not match the declarations: run go generate.
-// When the file exists, the suggested fix rewrites it. The -generated=false flag turns the check off, for builds
-// that run go generate before go vet anyway. The check waits until the package has no other errors.
+// TSH010: the generated file typeshift_gen.go is missing, out of date, left over in a package without toolsets,
+// or not written by typeshift. The analyzer generates the file in memory with the generator's code and compares
+// bytes; when the file is only out of date, the suggested fix rewrites it. The check waits until the package has
+// no other errors (the generator writes nothing until then), and -generated=false turns it off, for builds that
+// run go generate before go vet anyway.
 //
 // TSH014: an AddTool chain is not a statement directly in Declare: it sits in a loop, a condition, a helper or
 // a closure, where the generator cannot read it.
