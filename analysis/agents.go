@@ -41,7 +41,7 @@ func checkAgents(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Pack
 // package's toolsets and those of every package it imports.
 func knownToolsets(pass *analysis.Pass, pkg *model.Package) map[string]map[string]bool {
 	known := map[string]map[string]bool{}
-	add := func(path string, f *ToolsFact) {
+	add := func(path string, f *toolsFact) {
 		for _, ts := range f.Toolsets {
 			methods := map[string]bool{}
 			for _, t := range ts.Tools {
@@ -51,7 +51,7 @@ func knownToolsets(pass *analysis.Pass, pkg *model.Package) map[string]map[strin
 		}
 	}
 	for _, pf := range pass.AllPackageFacts() {
-		if f, ok := pf.Fact.(*ToolsFact); ok {
+		if f, ok := pf.Fact.(*toolsFact); ok {
 			add(pf.Package.Path(), f)
 		}
 	}

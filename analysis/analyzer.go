@@ -50,7 +50,7 @@ func newAnalyzer(cfg *config) *analysis.Analyzer {
 		Doc:       analyzerDoc(docSource),
 		URL:       "https://github.com/typeshift-go/typeshift/blob/main/docs/diagnostics.md",
 		Run:       func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
-		FactTypes: []analysis.Fact{new(ToolsFact)},
+		FactTypes: []analysis.Fact{new(toolsFact)},
 	}
 }
 

@@ -11,32 +11,32 @@ import (
 	"github.com/typeshift-go/typeshift/internal/parse"
 )
 
-// ToolsFact lists a package's toolsets and their tools. The analyzer exports it for every package that declares
+// toolsFact lists a package's toolsets and their tools. The analyzer exports it for every package that declares
 // toolsets, so that a package importing it can check its own tool names against them, and an agent can check
 // its picks against a toolset of another package, without reading that package's source.
-type ToolsFact struct {
-	Toolsets []FactToolset
+type toolsFact struct {
+	Toolsets []factToolset
 }
 
-// FactToolset is one toolset in a [ToolsFact].
-type FactToolset struct {
+// factToolset is one toolset in a [toolsFact].
+type factToolset struct {
 	// Type is the toolset's type name, unqualified.
 	Type string
 	// Tools are the toolset's tools in declaration order.
-	Tools []FactTool
+	Tools []factTool
 }
 
-// FactTool is one tool in a [FactToolset].
-type FactTool struct {
+// factTool is one tool in a [factToolset].
+type factTool struct {
 	// Name is the tool's name and Method its Go method (or function) name.
 	Name, Method string
 }
 
-// AFact marks ToolsFact as an analysis fact.
-func (*ToolsFact) AFact() {}
+// AFact marks toolsFact as an analysis fact.
+func (*toolsFact) AFact() {}
 
 // String lists the tools as toolset{name, ...}, which analysistest matches against package fact expectations.
-func (f *ToolsFact) String() string {
+func (f *toolsFact) String() string {
 	parts := make([]string, len(f.Toolsets))
 	for i, ts := range f.Toolsets {
 		names := make([]string, len(ts.Tools))
@@ -48,12 +48,12 @@ func (f *ToolsFact) String() string {
 	return "tools " + strings.Join(parts, " ")
 }
 
-func newToolsFact(pkg *model.Package) *ToolsFact {
-	f := &ToolsFact{}
+func newToolsFact(pkg *model.Package) *toolsFact {
+	f := &toolsFact{}
 	for _, ts := range pkg.Toolsets {
-		ft := FactToolset{Type: ts.TypeName}
+		ft := factToolset{Type: ts.TypeName}
 		for _, t := range ts.Tools {
-			ft.Tools = append(ft.Tools, FactTool{Name: t.Name, Method: t.Method})
+			ft.Tools = append(ft.Tools, factTool{Name: t.Name, Method: t.Method})
 		}
 		f.Toolsets = append(f.Toolsets, ft)
 	}
@@ -70,7 +70,7 @@ type owner struct {
 func importedTools(pass *analysis.Pass) map[string][]owner {
 	names := map[string][]owner{}
 	for _, pf := range pass.AllPackageFacts() {
-		f, ok := pf.Fact.(*ToolsFact)
+		f, ok := pf.Fact.(*toolsFact)
 		if !ok || pf.Package == pass.Pkg || pf.Package.Path() == pass.Pkg.Path() {
 			continue
 		}

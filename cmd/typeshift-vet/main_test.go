@@ -207,3 +207,25 @@ func TestGoTool(t *testing.T) {
 	is.Equal(code, 1)
 	is.Equal(out, strings.Join(wantBroken, "\n")+"\n")
 }
+
+// TestGoVetFacts checks that tool names cross packages through go vet's fact files: app imports base and reuses
+// one of its tool names.
+func TestGoVetFacts(t *testing.T) {
+	is := is.New(t)
+	bin := buildVet(t)
+	const header = "import (\n\t\"context\"\n\n\t\"github.com/typeshift-go/typeshift/toolset\"\n)\n\n" +
+		"type Input struct {\n\t// ID names the ticket.\n\tID string `json:\"id\"`\n}\n\n"
+	dir := module(t, map[string]string{
+		"base/base.go": "package base\n\n" + header +
+			"// Tickets reads tickets.\ntype Tickets struct{ toolset.Toolset }\n\n" +
+			"func (t *Tickets) Declare() { t.AddTool(t.Search) }\n\n" +
+			"// Search searches tickets.\nfunc (t *Tickets) Search(ctx context.Context, in Input) error { return nil }\n",
+		"app/app.go": "package app\n\n" + strings.Replace(header, "\"context\"\n", "\"context\"\n\n\t\"example.com/broken/base\"\n", 1) +
+			"// Archive reads old tickets.\ntype Archive struct {\n\ttoolset.Toolset\n\tLive *base.Tickets\n}\n\n" +
+			"func (a *Archive) Declare() { a.AddTool(a.Search) }\n\n" +
+			"// Search searches old tickets.\nfunc (a *Archive) Search(ctx context.Context, in Input) error { return nil }\n",
+	})
+	out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-generated=false", "./...")
+	is.Equal(code, 1)
+	is.Equal(out, `app/app.go:22:41: TSH007: tool name "search" of Archive.Search is already used by Tickets.Search in example.com/broken/base: name the tool with WithName`+"\n")
+}
