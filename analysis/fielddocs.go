@@ -76,7 +76,7 @@ func (c *fieldDocCheck) field(f *model.Field, key, prefix string) {
 		}
 		c.r.report(parse.Diagnostic{
 			Pos: pos, End: end, Code: codeFieldDoc, Severity: parse.Info,
-			Message: fmt.Sprintf("input property %q of tool %q has no description%s; "+
+			Message: fmt.Sprintf("input property %q of tool %q has no description%s: "+
 				"add a doc comment or a jsonschema description saying what the model should put in it",
 				path, c.tool.Name, where),
 		})
