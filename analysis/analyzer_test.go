@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,4 +64,31 @@ func TestDocListsEveryCode(t *testing.T) {
 		is.True(strings.Contains(analysis.Analyzer.Doc, code+":") || strings.Contains(analysis.Analyzer.Doc, code+" ("))
 	}
 	is.True(strings.HasPrefix(analysis.Analyzer.Doc, "typeshift: ")) // the Doc starts with its title line
+}
+
+// TestDiagnosticsPage checks that docs/diagnostics.md has a section for every code the analyzer's doc lists, each
+// with a wrong and a right example.
+func TestDiagnosticsPage(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	page, err := os.ReadFile(filepath.Join("..", "docs", "diagnostics.md"))
+	is.NoErr(err)
+	sections := strings.Split(string(page), "\n### ")
+	is.True(len(documented) >= 16) // the doc lists the codes
+	for code := range documented {
+		found := false
+		for _, s := range sections[1:] {
+			heading, body, _ := strings.Cut(s, "\n")
+			if !strings.Contains(heading, code) {
+				continue
+			}
+			found = true
+			if !strings.Contains(body, "Wrong") || !strings.Contains(body, "Right") {
+				t.Errorf("the section of %s in docs/diagnostics.md lacks a wrong or a right example", code)
+			}
+		}
+		if !found {
+			t.Errorf("docs/diagnostics.md has no section for %s", code)
+		}
+	}
 }
