@@ -43,7 +43,7 @@ type resolution struct {
 func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
 	st := a.st
 	st.visible = opts.Tools
-	out := &chat.Response{}
+	out := &st.approvalsOut
 
 	msgs, open, err := a.bind(ctx, msgs)
 	if err != nil {
@@ -59,6 +59,9 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 
 	for st.remaining > 0 {
 		resp, err := callNext(ctx, a.next, msgs, st.modeOptions(opts), emit, false)
+		if len(open) == 0 && len(out.Messages) == 0 && (err != nil || resp == nil || !hasApprovalParts(resp.Messages)) {
+			return resp, err // the common case: nothing to approve, the pass's response is the run's
+		}
 		if resp != nil {
 			out.Messages = append(out.Messages, resp.Messages...)
 			out.Usage = out.Usage.Add(resp.Usage)

@@ -3,12 +3,17 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"iter"
 	"testing"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/telemetry"
 	ticketsx "github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -26,31 +31,27 @@ func (a *supportAgent) TypeshiftDeclaration() agent.Declaration {
 	return agent.Declaration{Name: "Support", Uses: []agent.UseDeclaration{{Index: 0, Exclude: []string{"close_ticket"}}}}
 }
 
-// roundModel answers a user message with two tool calls and a tool message with text: one round.
-type roundModel struct{}
-
 var roundCalls = []chat.Part{
 	chat.ToolCall{ID: "call_1", Name: "search_tickets", Arguments: json.RawMessage(`{"query":"printer"}`)},
 	chat.ToolCall{ID: "call_2", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)},
 }
 
-func (roundModel) Respond(_ context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
+// roundModel is a function model that answers a user message with two tool calls and a tool message with text:
+// one round.
+var roundModel = chattest.FuncModel(func(_ context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
 	if msgs[len(msgs)-1].Role == chat.RoleTool {
 		return &chat.Response{Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Ticket 4711 is open."}}}},
 			Usage: oneUsage, FinishReason: chat.FinishStop}, nil
 	}
 	return &chat.Response{Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: roundCalls}}, Usage: oneUsage, FinishReason: chat.FinishToolCalls}, nil
-}
+})
 
-func (m roundModel) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
-	return func(yield func(chat.Update, error) bool) {
-		resp, err := m.Respond(ctx, msgs, opts)
-		if err != nil {
-			yield(chat.Update{}, err)
-			return
-		}
-		yield(chat.Update{Role: chat.RoleAssistant, Parts: resp.Messages[0].Parts}, nil)
-	}
+// benchTelemetry is the real OpenTelemetry SDK with a no-op span exporter and a metric reader nobody collects.
+func benchTelemetry(b *testing.B) *telemetry.Instrumentation {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
+	return telemetry.New(&telemetry.Options{TracerProvider: tp, MeterProvider: mp})
 }
 
 // BenchmarkRound runs one model round with two tool calls, then the model's answer: through the whole pipeline,
@@ -58,10 +59,11 @@ func (m roundModel) Stream(ctx context.Context, msgs []chat.Message, opts *chat.
 func BenchmarkRound(b *testing.B) {
 	ctx := context.Background()
 	ts := &ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}
-	model := roundModel{}
+	model := roundModel
+	tel := benchTelemetry(b)
 
 	b.Run("pipeline", func(b *testing.B) {
-		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}})
+		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}, Telemetry: tel})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func BenchmarkRound(b *testing.B) {
 
 	// added runs both in turn in one loop, so that both meet the same machine load, and reports the difference.
 	b.Run("added", func(b *testing.B) {
-		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}})
+		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}, Telemetry: tel})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -232,7 +232,7 @@ type preparedInput struct {
 	into *Result
 }
 
-func (p *prepared) result(in preparedInput, resp *chat.Response) *Result {
+func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 	res := &Result{Mode: p.st.mode, Pending: p.st.pending, Usage: p.st.usage}
 	res.Messages = in.msgs
 	if resp != nil {
@@ -244,10 +244,13 @@ func (p *prepared) result(in preparedInput, resp *chat.Response) *Result {
 }
 
 // prepare resolves a run's options, settings and tools, and builds its pipeline.
-func (h *Host) prepare(ctx context.Context, opts []RunOption) (*prepared, preparedInput, error) {
-	var ri runInput
+func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, preparedInput, error) {
+	// The run's state holds what would otherwise be allocated one by one: the options' target, the resolved
+	// settings, the chat options and the pipeline's stages.
+	st := &runState{h: h, name: h.decl.Name}
+	ri := &st.input
 	for _, o := range opts {
-		o(&ri)
+		o(ri)
 	}
 	in := preparedInput{into: ri.into}
 	in.msgs = append(slices.Clip(ri.history), ri.input...)
@@ -256,38 +259,39 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (*prepared, prepar
 	}
 	in.nIn = len(in.msgs)
 
-	st := &runState{h: h, name: h.decl.Name, mode: ri.mode}
+	st.mode = ri.mode
 	st.run = toolset.Run{SettingsID: ri.settingsID, RunID: newRunID(), Agent: h.decl.Name, Mode: ri.mode}
 
 	// Settings layers: code defaults, then the stored settings, then the run's.
-	r := codeDefaults(h.agent)
+	st.resolved = codeDefaults(h.agent)
+	r := &st.resolved
 	if h.cfg.Settings != nil && ri.settingsID != "" {
 		doc, err := h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
 		if err != nil {
-			return nil, in, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
+			return prepared{}, in, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
 		}
 		if err := r.apply("stored", doc, h.decl.Configurable); err != nil {
-			return nil, in, err
+			return prepared{}, in, err
 		}
 	}
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
-		return nil, in, err
+		return prepared{}, in, err
 	}
 	st.limits = r.limits
 	st.remaining = r.limits.maxIterations
 
 	tools, err := h.tools(ctx, st, r.toolLayers)
 	if err != nil {
-		return nil, in, err
+		return prepared{}, in, err
 	}
-	o := r.opts // a copy: the agent's recorded defaults stay as they are
-	o.Tools = tools
+	st.opts = r.opts // a copy: the agent's recorded defaults stay as they are
+	st.opts.Tools = tools
 
-	client, err := h.client(ctx, r.provider, o.Model)
+	client, err := h.client(ctx, r.provider, st.opts.Model)
 	if err != nil {
-		return nil, in, err
+		return prepared{}, in, err
 	}
-	return &prepared{st: st, client: h.pipeline(st, client), opts: &o}, in, nil
+	return prepared{st: st, client: h.pipeline(st, client), opts: &st.opts}, in, nil
 }
 
 // client returns the provider's client for a run, instrumented: Config.Client, or the one Config.Providers makes.
@@ -342,13 +346,20 @@ func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]j
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range ts {
-			if (len(u.include) > 0 && !slices.Contains(u.include, t.Name)) || slices.Contains(u.exclude, t.Name) {
-				st.excluded = append(st.excluded, t)
-				continue
+		if len(u.include)+len(u.exclude) > 0 {
+			kept := ts[:0] // the slice is ours: a Source returns a fresh one
+			for _, t := range ts {
+				if (len(u.include) == 0 || slices.Contains(u.include, t.Name)) && !slices.Contains(u.exclude, t.Name) {
+					kept = append(kept, t)
+				}
 			}
-			out = append(out, t)
+			ts = kept
 		}
+		if out == nil {
+			out = ts
+			continue
+		}
+		out = append(out, ts...)
 	}
 	for _, s := range h.cfg.Tools {
 		ts, err := s.Tools(ctx, &st.run)
@@ -384,7 +395,7 @@ func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]j
 	if used < len(overrides) {
 		var unknown []string
 		for k := range overrides {
-			if findTool(out, k) == nil && findToolID(out, k) == nil && findTool(st.excluded, k) == nil && findToolID(st.excluded, k) == nil {
+			if findTool(out, k) == nil && findToolID(out, k) == nil && !st.picked(k) {
 				unknown = append(unknown, k)
 			}
 		}

@@ -14,11 +14,11 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //	unique call ids           repeated call ids made unique
 //	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
 func (h *Host) pipeline(st *runState, provider chat.Client) chat.Client {
-	var c chat.Client = &uniqueCallIDs{next: provider}
-	c = chat.Chain(c, h.cfg.Inner...)
-	c = &toolLoop{next: c, st: st}
-	c = &authorNames{next: c, name: st.name}
-	c = &approvals{next: c, st: st}
+	st.ids = uniqueCallIDs{next: provider}
+	st.loop = toolLoop{next: chat.Chain(&st.ids, h.cfg.Inner...), st: st}
+	st.authors = authorNames{next: &st.loop, name: st.name}
+	st.approvals = approvals{next: &st.authors, st: st}
+	var c chat.Client = &st.approvals
 	if len(h.cfg.ContextProviders) > 0 {
 		c = &contextClient{next: c, st: st, providers: h.cfg.ContextProviders}
 	}

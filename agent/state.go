@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -18,10 +19,9 @@ type runState struct {
 	remaining int // model calls left in the run's budget
 
 	mode string
-	// visible are the tools the approval layer was given (before the mode narrowed them); excluded are the tools
-	// the agent's picks leave out. A call to either is answered as hidden, never as unknown.
-	visible  []*toolset.Tool
-	excluded []*toolset.Tool
+	// visible are the tools the approval layer was given (before the mode narrowed them). A call to one of them,
+	// or to a tool the agent's picks leave out, is answered as hidden, never as unknown.
+	visible []*toolset.Tool
 
 	retries       map[string]int // consecutive retry steps by tool ID
 	failingRounds int
@@ -30,6 +30,30 @@ type runState struct {
 
 	mu    sync.Mutex // guards usage: concurrent tools may run sub-agents that report it
 	usage chat.Usage
+
+	// The run's options, settings and the stages of its pipeline live here, so that a run allocates them at once.
+	input     runInput
+	resolved  resolved
+	opts      chat.Options
+	ids       uniqueCallIDs
+	loop      toolLoop
+	authors   authorNames
+	approvals approvals
+
+	approvalsOut chat.Response // the approval stage's response, when it has more than one pass's
+	loopOut      chat.Response // the tool loop's response of the current pass
+	outs         []outcome     // the tool loop's per-call outcomes, reused from round to round
+	outsBuf      [4]outcome
+}
+
+// picked reports whether one of the agent's picks leaves out a tool called name.
+func (st *runState) picked(name string) bool {
+	for _, u := range st.h.uses {
+		if slices.Contains(u.exclude, name) || (len(u.include) > 0 && !slices.Contains(u.include, name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // standingApproval approves later calls of a tool, or of a tool with these exact (canonical) arguments.

@@ -34,8 +34,12 @@ const iterationLimitText = "not run: the run has used all its model calls, so no
 
 func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
 	st := l.st
-	out := &chat.Response{}
-	req := slices.Clip(msgs)
+	// The request grows by the pass's messages; the pass's response is the tail of the request.
+	out := &st.loopOut // the approval stage reads it before it starts another pass
+	*out = chat.Response{}
+	req := make([]chat.Message, len(msgs), len(msgs)+4)
+	copy(req, msgs)
+	defer func() { out.Messages = req[len(msgs):len(req):len(req)] }()
 	for st.remaining > 0 {
 		last := st.remaining == 1
 		o := opts
@@ -53,13 +57,13 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		}
 		if err != nil {
 			if resp != nil && emit == nil {
-				out.Messages = append(out.Messages, resp.Messages...)
+				req = append(req, resp.Messages...)
 			}
 			return out, err
 		}
 		calls, at := lastCalls(resp.Messages)
 		if len(calls) == 0 {
-			out.Messages = append(out.Messages, resp.Messages...)
+			req = append(req, resp.Messages...)
 			return out, nil
 		}
 
@@ -73,14 +77,11 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		if emit != nil && !emit(callsUpdate(resp.Messages[at])) {
 			return out, errStopped
 		}
-		out.Messages = append(out.Messages, resp.Messages...)
 		req = append(req, resp.Messages...)
 		results, stepErr := l.execute(ctx, calls, s)
 		requests := s.requests
 		if len(results) > 0 {
-			tm := chat.Message{Role: chat.RoleTool, Parts: results}
-			out.Messages = append(out.Messages, tm)
-			req = append(req, tm)
+			req = append(req, chat.Message{Role: chat.RoleTool, Parts: results})
 			if emit != nil && !emit(chat.Update{Role: chat.RoleTool, Parts: results}) {
 				return out, errStopped
 			}
@@ -138,6 +139,7 @@ type outcome struct {
 	retry   string
 	ran     bool
 	request bool
+	toRun   bool
 }
 
 // step is what the loop does with the calls of one response.
@@ -145,14 +147,21 @@ type step struct {
 	results  []chat.Part
 	outs     []outcome
 	requests []chat.ApprovalRequest
-	run      []int // indexes of the calls to run
+	toRun    int // how many calls are marked to run
 }
 
 // classify answers unknown, hidden and malformed calls, turns the calls that need approval into requests, and
 // lists the calls to run.
 func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last bool) step {
 	st := l.st
-	s := step{results: make([]chat.Part, len(calls)), outs: make([]outcome, len(calls))}
+	if st.outs == nil {
+		st.outs = st.outsBuf[:0]
+	}
+	if cap(st.outs) < len(calls) {
+		st.outs = make([]outcome, len(calls))
+	}
+	s := step{results: make([]chat.Part, len(calls)), outs: st.outs[:len(calls)]}
+	clear(s.outs)
 	for i, c := range calls {
 		if last {
 			s.results[i] = chat.ToolResult{CallID: c.ID, Error: iterationLimitText}
@@ -176,7 +185,8 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 			s.outs[i].request = true
 			continue
 		}
-		s.run = append(s.run, i)
+		s.outs[i].toRun = true
+		s.toRun++
 	}
 	return s
 }
@@ -185,31 +195,24 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 // waiting for approval have none yet.
 func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) ([]chat.Part, error) {
 	st := l.st
-	exec := func(i int) {
-		res, err := st.invoke(ctx, s.outs[i].tool, calls[i])
-		s.results[i] = res
-		s.outs[i].ran = true
-		if err != nil {
-			s.outs[i].failed = true
-			var re *toolset.RetryError
-			if errors.As(err, &re) {
-				s.outs[i].retry = res.Error
-			}
-		}
-	}
-	if st.limits.concurrentTools && len(s.run) > 1 {
+	if st.limits.concurrentTools && s.toRun > 1 {
 		var wg sync.WaitGroup
-		for _, i := range s.run {
-			wg.Go(func() { exec(i) })
+		for i := range s.outs {
+			if s.outs[i].toRun {
+				wg.Go(func() { l.run(ctx, calls, s, i) })
+			}
 		}
 		wg.Wait()
 	} else {
-		for _, i := range s.run {
+		for i := range s.outs {
+			if !s.outs[i].toRun {
+				continue
+			}
 			if ctx.Err() != nil {
 				s.results[i] = chat.ToolResult{CallID: calls[i].ID, Error: "not run: the run was cancelled"}
 				continue
 			}
-			exec(i)
+			l.run(ctx, calls, s, i)
 		}
 	}
 
@@ -227,6 +230,20 @@ func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) (
 		}
 	}
 	return answered, err
+}
+
+// run runs the step's call i and records its outcome.
+func (l *toolLoop) run(ctx context.Context, calls []chat.ToolCall, s step, i int) {
+	res, err := l.st.invoke(ctx, s.outs[i].tool, calls[i])
+	s.results[i] = res
+	s.outs[i].ran = true
+	if err != nil {
+		s.outs[i].failed = true
+		var re *toolset.RetryError
+		if errors.As(err, &re) {
+			s.outs[i].retry = res.Error
+		}
+	}
 }
 
 // count updates the retry counts and the consecutive failing rounds after a step, and ends the run when a limit is
@@ -282,7 +299,7 @@ func (st *runState) missingText(name string, offered []*toolset.Tool) string {
 	if t := findTool(st.visible, name); t != nil && st.mode == ModePlan {
 		return fmt.Sprintf("tool %q is not available in plan mode because it can change data; investigate with the read-only tools and call %s with your plan", name, ExitPlanModeTool)
 	}
-	if findTool(st.visible, name) != nil || findTool(st.excluded, name) != nil {
+	if findTool(st.visible, name) != nil || st.picked(name) {
 		return fmt.Sprintf("tool %q is not available to this agent now; do not call it again", name)
 	}
 	names := make([]string, len(offered))
