@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
 	"github.com/typeshift-go/typeshift/internal/model"
 	"github.com/typeshift-go/typeshift/internal/parse"
 )
@@ -26,36 +24,27 @@ const (
 // Once the parser reads agents, it should also report the problems it can see in one package (a Use chain split
 // over statements, a pick that is not a method expression) with the toolset codes, and give positions: the
 // diagnostics below point at the agent's type name because models carry none.
-func checkAgents(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package) {
+func checkAgents(r *reporter, loc *locator, pkg *model.Package, fact *toolsFact) {
 	if len(pkg.Agents) == 0 {
 		return
 	}
-	known := knownToolsets(pass, pkg)
-	for _, p := range agentProblems(pkg, known) {
+	for _, p := range agentProblems(pkg, knownToolsets(fact)) {
 		pos, end := loc.typeName(p.agent)
 		r.report(parse.Diagnostic{Pos: pos, End: end, Code: p.code, Severity: parse.Error, Message: p.message})
 	}
 }
 
-// knownToolsets maps each toolset's qualified name ("example.com/x.Tickets") to its tools' method names, for this
-// package's toolsets and those of every package it imports.
-func knownToolsets(pass *analysis.Pass, pkg *model.Package) map[string]map[string]bool {
+// knownToolsets maps each toolset's qualified name ("example.com/x.Tickets") to its tools' method names, for the
+// package's toolsets and those of every package it imports: all of them are in the package's fact.
+func knownToolsets(fact *toolsFact) map[string]map[string]bool {
 	known := map[string]map[string]bool{}
-	add := func(path string, f *toolsFact) {
-		for _, ts := range f.Toolsets {
-			methods := map[string]bool{}
-			for _, t := range ts.Tools {
-				methods[t.Method] = true
-			}
-			known[path+"."+ts.Type] = methods
+	for _, ts := range fact.Toolsets {
+		methods := map[string]bool{}
+		for _, t := range ts.Tools {
+			methods[t.Method] = true
 		}
+		known[ts.Pkg+"."+ts.Type] = methods
 	}
-	for _, pf := range pass.AllPackageFacts() {
-		if f, ok := pf.Fact.(*toolsFact); ok {
-			add(pf.Package.Path(), f)
-		}
-	}
-	add(pkg.Path, newToolsFact(pkg))
 	return known
 }
 

@@ -81,12 +81,12 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 	pkg := parse.Package(pass.Fset, files, pass.Pkg, pass.TypesInfo, parse.ReporterFunc(r.parsed))
 	loc := newLocator(pass, files)
 
-	fact := newToolsFact(pkg)
+	fact := newToolsFact(pass, pkg)
 	if len(fact.Toolsets) > 0 {
 		pass.ExportPackageFact(fact)
 	}
-	checkImportedNames(pass, r, loc, pkg)
-	checkAgents(pass, r, loc, pkg)
+	checkImportedNames(r, loc, pkg, fact)
+	checkAgents(r, loc, pkg, fact)
 	if cfg.fieldDocs {
 		checkFieldDocs(r, loc, pkg)
 	}

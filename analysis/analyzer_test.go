@@ -36,6 +36,7 @@ var diagnosticPackages = []string{
 	"example.com/names/base",
 	"example.com/names/other",
 	"example.com/names/app",
+	"example.com/names/relay",
 	"example.com/names/deep",
 }
 

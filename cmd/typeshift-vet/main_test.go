@@ -208,8 +208,8 @@ func TestGoTool(t *testing.T) {
 	is.Equal(out, strings.Join(wantBroken, "\n")+"\n")
 }
 
-// TestGoVetFacts checks that tool names cross packages through go vet's fact files: app imports base and reuses
-// one of its tool names.
+// TestGoVetFacts checks that tool names cross packages through go vet's fact files, which carry only the facts of
+// direct imports: app imports base only through mid, which declares no toolsets, and reuses one of base's names.
 func TestGoVetFacts(t *testing.T) {
 	is := is.New(t)
 	bin := buildVet(t)
@@ -220,12 +220,14 @@ func TestGoVetFacts(t *testing.T) {
 			"// Tickets reads tickets.\ntype Tickets struct{ toolset.Toolset }\n\n" +
 			"func (t *Tickets) Declare() { t.AddTool(t.Search) }\n\n" +
 			"// Search searches tickets.\nfunc (t *Tickets) Search(ctx context.Context, in Input) error { return nil }\n",
-		"app/app.go": "package app\n\n" + strings.Replace(header, "\"context\"\n", "\"context\"\n\n\t\"example.com/broken/base\"\n", 1) +
-			"// Archive reads old tickets.\ntype Archive struct {\n\ttoolset.Toolset\n\tLive *base.Tickets\n}\n\n" +
+		"mid/mid.go": "package mid\n\nimport \"example.com/broken/base\"\n\n// Live are the live tickets.\nvar Live *base.Tickets\n",
+		"app/app.go": "package app\n\n" + strings.Replace(header, "\"context\"\n", "\"context\"\n\n\t\"example.com/broken/mid\"\n", 1) +
+			"// Archive reads old tickets.\ntype Archive struct{ toolset.Toolset }\n\n" +
 			"func (a *Archive) Declare() { a.AddTool(a.Search) }\n\n" +
-			"// Search searches old tickets.\nfunc (a *Archive) Search(ctx context.Context, in Input) error { return nil }\n",
+			"// Search searches old tickets.\nfunc (a *Archive) Search(ctx context.Context, in Input) error { return nil }\n\n" +
+			"var _ = mid.Live\n",
 	})
 	out, code := run(t, dir, "go", "vet", "-vettool="+bin, "-generated=false", "./...")
 	is.Equal(code, 1)
-	is.Equal(out, `app/app.go:22:41: TSH007: tool name "search" of Archive.Search is already used by Tickets.Search in example.com/broken/base: name the tool with WithName`+"\n")
+	is.Equal(out, `app/app.go:19:41: TSH007: tool name "search" of Archive.Search is already used by Tickets.Search in example.com/broken/base: name the tool with WithName`+"\n")
 }

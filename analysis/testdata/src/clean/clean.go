@@ -1,4 +1,4 @@
-// Package clean declares a toolset the analyzer finds nothing wrong with. // want package:`tools Tickets\{search_tickets, get_ticket, close_ticket, stream_open_tickets, ping\}`
+// Package clean declares a toolset the analyzer finds nothing wrong with. // want package:`tools example\.com/clean\.Tickets\{search_tickets, get_ticket, close_ticket, stream_open_tickets, ping\}`
 package clean
 
 import (

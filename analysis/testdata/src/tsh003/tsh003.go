@@ -1,4 +1,4 @@
-// Package tsh003 gives AddTool what the generated code cannot call directly. // want package:`tools Tools\{find, lookup\}`
+// Package tsh003 gives AddTool what the generated code cannot call directly. // want package:`tools example\.com/tsh003\.Tools\{find, lookup\}`
 package tsh003
 
 import "context"

@@ -1,4 +1,4 @@
-// Package tsh004 declares tools whose methods cannot be bound. // want package:`tools Tools\{good, good_with_call, no_input\}`
+// Package tsh004 declares tools whose methods cannot be bound. // want package:`tools example\.com/tsh004\.Tools\{good, good_with_call, no_input\}`
 package tsh004
 
 import (

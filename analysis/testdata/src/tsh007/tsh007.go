@@ -1,4 +1,4 @@
-// Package tsh007 declares tool names twice and takes reserved ones. // want package:`tools Tickets\{search, lookup_ticket\} Orders\{search_orders\}`
+// Package tsh007 declares tool names twice and takes reserved ones. // want package:`tools example\.com/tsh007\.Tickets\{search, lookup_ticket\} example\.com/tsh007\.Orders\{search_orders\}`
 package tsh007
 
 import (

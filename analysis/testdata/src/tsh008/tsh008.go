@@ -1,4 +1,4 @@
-// Package tsh008 names tools in forms other than lower_snake_case. // want package:`tools Tickets\{search_tickets_v2, list_http_errors\}`
+// Package tsh008 names tools in forms other than lower_snake_case. // want package:`tools example\.com/tsh008\.Tickets\{search_tickets_v2, list_http_errors\}`
 package tsh008
 
 import (

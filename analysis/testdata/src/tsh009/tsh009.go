@@ -1,4 +1,4 @@
-// Package tsh009 has a tool the model gets no description of. // want package:`tools Tickets\{undocumented, documented, described\}`
+// Package tsh009 has a tool the model gets no description of. // want package:`tools example\.com/tsh009\.Tickets\{undocumented, documented, described\}`
 package tsh009
 
 import (

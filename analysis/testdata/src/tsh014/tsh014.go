@@ -1,4 +1,4 @@
-// Package tsh014 calls AddTool where the generator cannot read it. // want package:`tools Tickets\{direct, chained\}`
+// Package tsh014 calls AddTool where the generator cannot read it. // want package:`tools example\.com/tsh014\.Tickets\{direct, chained\}`
 package tsh014
 
 import (

@@ -1,4 +1,4 @@
-// Package tsh015 splits tool chains over statements. // want package:`tools Tickets\{described, one_statement\}`
+// Package tsh015 splits tool chains over statements. // want package:`tools example\.com/tsh015\.Tickets\{described, one_statement\}`
 package tsh015
 
 import (

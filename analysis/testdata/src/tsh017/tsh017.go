@@ -1,4 +1,4 @@
-// Package tsh017 declares toolset types the generator cannot write tools for. // want package:`tools Base\{get\}`
+// Package tsh017 declares toolset types the generator cannot write tools for. // want package:`tools example\.com/tsh017\.Base\{get\}`
 package tsh017
 
 import (

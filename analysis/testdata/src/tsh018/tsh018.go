@@ -1,4 +1,4 @@
-// Package tsh018 gives settings of the wrong type. // want package:`tools Tickets\{find\}`
+// Package tsh018 gives settings of the wrong type. // want package:`tools example\.com/tsh018\.Tickets\{find\}`
 package tsh018
 
 import (

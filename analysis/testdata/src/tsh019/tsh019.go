@@ -1,4 +1,4 @@
-// Package tsh019 marks settings configurable that cannot be stored. // want package:`tools Tickets\{lookup, scan\}`
+// Package tsh019 marks settings configurable that cannot be stored. // want package:`tools example\.com/tsh019\.Tickets\{lookup, scan\}`
 package tsh019
 
 import (

@@ -1,4 +1,4 @@
-// Package tsh020 uses types the generator cannot describe as JSON. // want package:`tools Tools\{fine\}`
+// Package tsh020 uses types the generator cannot describe as JSON. // want package:`tools example\.com/tsh020\.Tools\{fine\}`
 package tsh020
 
 import (

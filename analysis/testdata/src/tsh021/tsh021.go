@@ -1,4 +1,4 @@
-// Package tsh021 has jsonschema tags that cannot be read. // want package:`tools Tools\{good\}`
+// Package tsh021 has jsonschema tags that cannot be read. // want package:`tools example\.com/tsh021\.Tools\{good\}`
 package tsh021
 
 import (

@@ -1,4 +1,4 @@
-// Package tsh022 has input fields without descriptions. // want package:`tools Tools\{search\}`
+// Package tsh022 has input fields without descriptions. // want package:`tools example\.com/tsh022\.Tools\{search\}`
 package tsh022
 
 import (

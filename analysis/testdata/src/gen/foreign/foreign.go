@@ -1,4 +1,4 @@
-// Package foreign has a file by the generator's name that the generator did not write. // want package:`tools Tickets\{get\}`
+// Package foreign has a file by the generator's name that the generator did not write. // want package:`tools example\.com/gen/foreign\.Tickets\{get\}`
 package foreign
 
 import (

@@ -1,4 +1,4 @@
-// Package missing declares a toolset but has no generated file. // want package:`tools Tickets\{get\}`
+// Package missing declares a toolset but has no generated file. // want package:`tools example\.com/gen/missing\.Tickets\{get\}`
 package missing
 
 import (

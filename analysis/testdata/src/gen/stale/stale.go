@@ -1,4 +1,4 @@
-// Package stale declares a toolset whose generated file is out of date. // want package:`tools Tickets\{get\}`
+// Package stale declares a toolset whose generated file is out of date. // want package:`tools example\.com/gen/stale\.Tickets\{get\}`
 package stale
 
 import (

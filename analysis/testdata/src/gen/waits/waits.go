@@ -1,4 +1,4 @@
-// Package waits has no generated file, but also an error the generator stops at: TSH010 waits for it. // want package:`tools Tickets\{get\}`
+// Package waits has no generated file, but also an error the generator stops at: TSH010 waits for it. // want package:`tools example\.com/gen/waits\.Tickets\{get\}`
 package waits
 
 import (

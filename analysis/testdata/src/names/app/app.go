@@ -1,4 +1,4 @@
-// Package app imports base through other and takes some of its tool names. // want package:`tools App\{search_tickets, add_note, note, search_orders_again, lookup\}`
+// Package app imports base through other and takes some of its tool names. // want package:`tools example\.com/names/app\.App\{search_tickets, add_note, note, search_orders_again, lookup\} example\.com/names/base\.Notes\{add_note, lookup\} example\.com/names/base\.Tickets\{search_tickets, get_ticket\} example\.com/names/other\.Other\{search_orders\}`
 package app
 
 import (

@@ -1,4 +1,4 @@
-// Package base declares toolsets that other packages import. // want package:`tools Tickets\{search_tickets, get_ticket\} Notes\{add_note, lookup\}`
+// Package base declares toolsets that other packages import. // want package:`tools example\.com/names/base\.Tickets\{search_tickets, get_ticket\} example\.com/names/base\.Notes\{add_note, lookup\}`
 package base
 
 import (

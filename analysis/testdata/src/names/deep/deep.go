@@ -1,10 +1,10 @@
-// Package deep imports base only through other, and still may not reuse its tool names. // want package:`tools Deep\{get_ticket, search_deep\}`
+// Package deep imports base only through relay, which declares no toolsets, and still may not reuse its tool names. // want package:`tools example\.com/names/deep\.Deep\{get_ticket, search_deep\} example\.com/names/base\.Notes\{add_note, lookup\} example\.com/names/base\.Tickets\{search_tickets, get_ticket\}`
 package deep
 
 import (
 	"context"
 
-	"example.com/names/other"
+	"example.com/names/relay"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -16,7 +16,7 @@ type Input struct {
 // Deep clashes with a package it imports indirectly.
 type Deep struct {
 	toolset.Toolset
-	Other *other.Other
+	Query relay.Query
 }
 
 func (d *Deep) Declare() {

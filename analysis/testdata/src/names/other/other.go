@@ -1,4 +1,4 @@
-// Package other imports base and names its tools apart. // want package:`tools Other\{search_orders\}`
+// Package other imports base and names its tools apart. // want package:`tools example\.com/names/other\.Other\{search_orders\} example\.com/names/base\.Notes\{add_note, lookup\} example\.com/names/base\.Tickets\{search_tickets, get_ticket\}`
 package other
 
 import (
