@@ -76,6 +76,20 @@ func BenchmarkRound(b *testing.B) {
 		}
 	})
 
+	// untraced is the pipeline without telemetry, to tell the pipeline's cost from the spans'.
+	b.Run("untraced", func(b *testing.B) {
+		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := h.Run(ctx, agent.Text("Is my printer ticket open?")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+
 	// added runs both in turn in one loop, so that both meet the same machine load, and reports the difference.
 	b.Run("added", func(b *testing.B) {
 		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: model, Toolsets: []toolset.Source{ts}, Telemetry: tel})
