@@ -41,14 +41,20 @@ func (e *timeoutError) Error() string {
 	return fmt.Sprintf("tool %q did not finish within %s and was abandoned; try a smaller request", e.tool, e.after)
 }
 
-// baseInvoke calls the tool, recovering panics, and bounds it by Config.ToolTimeout. A tool that ignores its
-// context is abandoned when the bound passes: its goroutine ends when the tool returns.
+// baseInvoke calls the tool, recovering panics, and bounds it by Config.ToolTimeout and by the run's deadline. A
+// tool that ignores its context is abandoned when the bound passes (its goroutine ends when the tool returns), so
+// that a stuck tool cannot hold the run past its deadline.
 func (h *Host) baseInvoke(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {
-	if h.cfg.ToolTimeout <= 0 {
+	_, hasDeadline := ctx.Deadline()
+	if h.cfg.ToolTimeout <= 0 && !hasDeadline {
 		return tool.Call(ctx, call)
 	}
-	ctx, cancel := context.WithTimeout(ctx, h.cfg.ToolTimeout)
-	defer cancel()
+	parent := ctx
+	if h.cfg.ToolTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.cfg.ToolTimeout)
+		defer cancel()
+	}
 	type outcome struct {
 		res json.RawMessage
 		err error
@@ -62,6 +68,9 @@ func (h *Host) baseInvoke(ctx context.Context, tool *toolset.Tool, call *toolset
 	case o := <-done:
 		return o.res, o.err
 	case <-ctx.Done():
+		if err := parent.Err(); err != nil {
+			return nil, err // the run ends: its context's error says why
+		}
 		return nil, &timeoutError{tool: tool.Name, after: h.cfg.ToolTimeout.String()}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -209,4 +210,22 @@ func TestConcurrentTools(t *testing.T) {
 	got := m.lastResults()
 	is.Equal(string(got["1"].Result), `"a"`) // results keep the calls' order and ids
 	is.Equal(string(got["2"].Result), `"b"`)
+}
+
+func TestStuckToolCannotHoldTheRunPastItsDeadline(t *testing.T) {
+	is := is.New(t)
+	release := make(chan struct{})
+	defer close(release)
+	stuck := tool("stuck", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		<-release // ignores its context
+		return json.RawMessage(`1`), nil
+	})
+	m := script(call(tc("1", "stuck", `{}`)), say("never"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := host(m, agent.Config{}, stuck).Run(ctx, agent.Text("x"))
+	is.True(errors.Is(err, context.DeadlineExceeded))
+	is.True(time.Since(start) < 2*time.Second)
+	is.Equal(m.calls(), 1)
 }
