@@ -43,7 +43,8 @@ type resolution struct {
 func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
 	st := a.st
 	st.visible = opts.Tools
-	out := &st.approvalsOut
+	out := &st.approvalsOut // a run middleware may call the stage again: start afresh
+	*out = chat.Response{}
 
 	msgs, open, err := a.bind(ctx, msgs)
 	if err != nil {
