@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/openai/openai-go/v3/option"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -13,6 +14,8 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/openai"
+	"github.com/typeshift-go/typeshift/agent/openai/openaitest"
 	"github.com/typeshift-go/typeshift/agent/telemetry"
 	ticketsx "github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -167,4 +170,45 @@ func directRound(ctx context.Context, model chat.Client, ts *ticketsx.Tickets) s
 		}
 		msgs = append(msgs, chat.Message{Role: chat.RoleTool, Parts: results})
 	}
+}
+
+// BenchmarkStreamFirstUpdate measures the time to the first streamed update through the whole pipeline (with
+// telemetry) against the provider's client alone, both over the local Chat Completions server.
+func BenchmarkStreamFirstUpdate(b *testing.B) {
+	ctx := context.Background()
+	srv := openaitest.NewServer(openaitest.Reply{Text: "Ticket 4711 is open and waiting for a technician.", TextDelta: 8})
+	b.Cleanup(srv.Close)
+	client := openai.New(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-test"), option.WithMaxRetries(0)).WithModel("gpt-test")
+	ts := &ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}
+	tools, err := ts.Tools(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	b.Run("pipeline", func(b *testing.B) {
+		h, err := agent.NewHost(&supportAgent{}, agent.Config{Client: client, Toolsets: []toolset.Source{ts}, Telemetry: benchTelemetry(b)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			for _, err := range h.RunStream(ctx, agent.Text("Is my printer ticket open?")) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	})
+	b.Run("client", func(b *testing.B) {
+		opts := &chat.Options{Instructions: "You help customers with their support tickets.", Tools: tools[:2]}
+		msgs := []chat.Message{chat.UserText("Is my printer ticket open?")}
+		for b.Loop() {
+			for _, err := range client.Stream(ctx, msgs, opts) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	})
 }
