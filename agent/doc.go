@@ -33,5 +33,11 @@
 // rest end the run with [Result.Pending], answered in the next run with [Approve] or [Reject]. In plan mode the run
 // offers only read-only tools and exit_plan_mode, whose approval ends plan mode.
 //
-// See docs/how-a-run-works.md and docs/tool-approval.md.
+// # Settings and telemetry
+//
+// Each run applies settings layers over the code's defaults: the tenant's stored settings ([Config.Settings],
+// [StoredSettings]) and the run's ([RunSettings]), including per-tool overrides. With [Config.Telemetry] a run
+// is traced and measured with OpenTelemetry.
+//
+// See docs/defining-agents.md, docs/how-a-run-works.md, docs/tool-approval.md and docs/tool-settings.md.
 package agent
