@@ -28,10 +28,12 @@ type config struct {
 	fieldDocs bool
 	// skip lists codes not to report, comma-separated.
 	skip string
+	// cacheDir is the directory of the generated-file cache, or "" for none.
+	cacheDir string
 }
 
 // flags is the configuration of Analyzer, set by its flags.
-var flags = config{generated: true}
+var flags = config{generated: true, cacheDir: defaultCacheDir()}
 
 func init() {
 	Analyzer.Flags.BoolVar(&flags.generated, "generated", true,
@@ -91,7 +93,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		checkFieldDocs(r, loc, pkg)
 	}
 	if cfg.generated && !r.hadErrors {
-		checkGeneratedFile(pass, r, loc, pkg)
+		checkGeneratedFile(pass, r, loc, pkg, genCache{dir: cfg.cacheDir})
 	}
 	return nil, nil
 }

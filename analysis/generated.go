@@ -22,7 +22,8 @@ const GeneratedFile = emit.FileName
 // exists, the suggested fix replaces its content; a missing file has no fix, since a fix cannot create a file.
 //
 // The caller runs it only when the parser reported no errors: the generator writes nothing until they are fixed.
-func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package) {
+// The cache spares generating the file again while the declarations and the tool stay the same.
+func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package, cache genCache) {
 	var gen *ast.File
 	var genName string
 	for _, f := range pass.Files {
@@ -62,6 +63,13 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 		return
 	}
 
+	var key string
+	if gen != nil {
+		key = cache.key(pkg)
+		if cache.upToDate(key, got) {
+			return
+		}
+	}
 	want, err := emit.File(pkg)
 	if err != nil {
 		pos, end := loc.typeName(pkg.Toolsets[0].TypeName)
@@ -71,6 +79,7 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 		})
 		return
 	}
+	cache.store(key, want)
 	switch {
 	case gen == nil:
 		pos, end := loc.typeName(pkg.Toolsets[0].TypeName)
