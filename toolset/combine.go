@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -49,6 +50,26 @@ func (c *Combined) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
 	return tr.settle()
 }
 
+// ToolsHidden is [Combined.Tools] that also returns the names of the tools a [Filter] inside c hid this turn, under
+// the names the model would have seen them by, and that no other source offers. A caller that answers the model
+// uses them to tell a hidden tool ("not available in this run") from one that does not exist. Filters inside a
+// [Wrap] are not seen: its function may offer anything.
+func (c *Combined) ToolsHidden(ctx context.Context, run *Run) (tools []*Tool, hidden []string, err error) {
+	tr, err := c.collect(ctx, run, "tools")
+	if err != nil {
+		return nil, nil, err
+	}
+	if tools, err = tr.settle(); err != nil {
+		return nil, nil, err
+	}
+	for _, h := range tr.hidden {
+		if !slices.Contains(hidden, h) && !slices.ContainsFunc(tools, func(t *Tool) bool { return t.Name == h }) {
+			hidden = append(hidden, h)
+		}
+	}
+	return tools, hidden, nil
+}
+
 // nestedLabel stands for a Combine inside another in paths: its sources follow as [i], so listing them is noise.
 const nestedLabel = "Combined(...)"
 
@@ -89,6 +110,7 @@ func (c *Combined) collect(ctx context.Context, run *Run, label string) (trail, 
 		tr = tr.repath(under)
 		out.entries = append(out.entries, tr.entries...)
 		out.conflicts = append(out.conflicts, tr.conflicts...)
+		out.hidden = append(out.hidden, tr.hidden...)
 	}
 	if len(errs) > 0 {
 		return trail{}, errors.Join(errs...)

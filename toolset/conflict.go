@@ -58,6 +58,10 @@ type entry struct {
 type trail struct {
 	entries   []entry
 	conflicts []Conflict
+	// hidden are the names, as the source would offer them, of tools a [Filter] inside it hid this turn. A [Prefix]
+	// prefixes them too, so the names are those the model would have seen; a [Wrap] forgets them, since its
+	// function may offer anything.
+	hidden []string
 }
 
 // A tracer is a source of this package that can say where each of its tools came from.

@@ -51,6 +51,8 @@ func (f *Filtered) trace(ctx context.Context, run *Run) (trail, error) {
 	for _, e := range tr.entries {
 		if f.keeps(ctx, run, e.tool) {
 			kept = append(kept, e)
+		} else {
+			tr.hidden = append(tr.hidden, e.tool.Name)
 		}
 	}
 	tr.entries = kept

@@ -68,5 +68,8 @@ func (p *Prefixed) trace(ctx context.Context, run *Run) (trail, error) {
 		}
 		tr.entries[i].tool = withName(e.tool, name)
 	}
+	for i, h := range tr.hidden {
+		tr.hidden[i] = p.prefix + p.sep + h
+	}
 	return tr.wrap(p.name), nil
 }

@@ -65,6 +65,7 @@ func (r *Renamed) trace(ctx context.Context, run *Run) (trail, error) {
 			tr.entries[i].tool = withName(e.tool, to)
 		}
 	}
+	// Hidden names pass unchanged: a key naming a hidden tool is an error above.
 	return tr.wrap(r.name), nil
 }
 
