@@ -29,6 +29,12 @@ type Tool struct {
 	// Invoke runs the tool with the model's arguments and returns its result as JSON. Use [Tool.Call], which also
 	// recovers panics, rather than calling Invoke directly.
 	Invoke func(ctx context.Context, call *Call) (json.RawMessage, error)
+	// Decode, when not nil, decodes and checks the model's arguments exactly as Invoke does before it calls the
+	// tool, and runs nothing. It returns the tool's input struct value (boxed, so a caller type-asserts it to the
+	// input type; nil for a tool that takes no input) or the [*ArgumentError] the model reads. Generated code sets
+	// it for every tool; the approval stage calls it so that invalid arguments are answered at once rather than
+	// deferred for approval, and typed approval rules read the decoded value.
+	Decode func(args json.RawMessage) (any, error)
 	// Configure, when not nil, returns a copy of the tool whose configurable settings take the values of
 	// overrides, a JSON object keyed by the settings' json names. Generated code sets it for tools with
 	// configurable settings.

@@ -55,6 +55,9 @@ func (g *gen) toolset(set *model.Toolset) error {
 		g.p("}, nil")
 	}
 	g.p("}")
+	if len(set.Tools) > 0 {
+		g.ids(set)
+	}
 	for _, tool := range set.Tools {
 		if err := g.tool(set, tool); err != nil {
 			return fmt.Errorf("emit: toolset %s, tool %s: %w", t, tool.Name, err)
@@ -112,8 +115,23 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 	if tool.RequiresApproval {
 		g.p("RequiresApproval: true,")
 	}
-	g.p("ID: %q,", g.pkg.Path+"."+set.TypeName+"."+tool.Name)
+	g.p("ID: %s,", IDConst(set.TypeName, tool.Method))
 	g.p("State: state,")
+	if tool.Input != nil {
+		g.p("Decode: func(args json.RawMessage) (any, error) {")
+		g.p("in, err := %sDecode(&toolset.Call{Arguments: args})", base)
+		g.p("if err != nil {")
+		g.p("return nil, err")
+		g.p("}")
+		g.p("return in, nil")
+		g.p("},")
+	} else {
+		g.needs["arguments"] = true
+		g.needs["noArguments"] = true
+		g.p("Decode: func(args json.RawMessage) (any, error) {")
+		g.p("return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})")
+		g.p("},")
+	}
 	g.p("Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {")
 	if err := g.invoke(set, tool); err != nil {
 		return err
@@ -131,9 +149,55 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 	}
 	g.p("}")
 	g.p("}")
+	if tool.Input != nil {
+		if err := g.decodeFunc(base, tool); err != nil {
+			return err
+		}
+	}
 	if configurable {
 		return g.overrides(base, tool)
 	}
+	return nil
+}
+
+// IDConst names the exported constant that holds a tool's identity ([toolset.Tool.ID]), such as
+// TicketsCloseTicketID for the method CloseTicket of Tickets. Approval rules and settings name tools by it, and the
+// parser reads it from a toolset's package to resolve an agent's picks across packages.
+func IDConst(toolsetType, method string) string {
+	if i := strings.LastIndex(method, "."); i >= 0 {
+		method = method[i+1:] // a function of another package: other.Ping
+	}
+	return toolsetType + method + "ID"
+}
+
+// ids writes the identity constants of a toolset's tools.
+func (g *gen) ids(set *model.Toolset) {
+	g.p("")
+	g.p("// The identities of the tools of %s ([toolset.Tool.ID]), for approval rules and settings.", set.TypeName)
+	g.p("const (")
+	for _, tool := range set.Tools {
+		g.p("// %s identifies the %s tool.", IDConst(set.TypeName, tool.Method), tool.Name)
+		g.p("%s = %q", IDConst(set.TypeName, tool.Method), g.pkg.Path+"."+set.TypeName+"."+tool.Name)
+	}
+	g.p(")")
+}
+
+// decodeFunc writes the function that decodes and checks a tool's arguments into its input struct.
+func (g *gen) decodeFunc(base string, tool *model.Tool) error {
+	rt, err := g.resolve(tool.Input)
+	if err != nil {
+		return err
+	}
+	g.needs["arguments"] = true
+	g.p("")
+	g.p("// %sDecode decodes and checks the arguments of %s.", base, tool.Name)
+	g.p("func %sDecode(call *toolset.Call) (%s, error) {", base, tool.Input.GoType)
+	g.p("var in %s", tool.Input.GoType)
+	g.p("d := tooljson.NewDecoder(typeshiftArguments(call))")
+	g.p("%s(&d, &in)", g.decoder(tool.Input.Key, rt))
+	g.p("d.End()")
+	g.p("return in, d.Err()")
+	g.p("}")
 	return nil
 }
 
@@ -153,16 +217,8 @@ func (g *gen) invoke(set *model.Toolset, tool *model.Tool) error {
 		args = append(args, "ctx")
 	}
 	if tool.Input != nil {
-		g.needs["arguments"] = true
-		rt, err := g.resolve(tool.Input)
-		if err != nil {
-			return err
-		}
-		g.p("var in %s", tool.Input.GoType)
-		g.p("d := tooljson.NewDecoder(typeshiftArguments(call))")
-		g.p("%s(&d, &in)", g.decoder(tool.Input.Key, rt))
-		g.p("d.End()")
-		g.p("if err := d.Err(); err != nil {")
+		g.p("in, err := typeshift%s%sDecode(call)", ident(set.TypeName), ident(tool.Name))
+		g.p("if err != nil {")
 		g.p("return nil, err")
 		g.p("}")
 		args = append(args, "in")

@@ -33,6 +33,12 @@ func typeshiftSearchTools(ts *Search, chains []*toolset.ToolBuilder) ([]*toolset
 	}, nil
 }
 
+// The identities of the tools of Search ([toolset.Tool.ID]), for approval rules and settings.
+const (
+	// SearchSearchTicketsID identifies the search_tickets tool.
+	SearchSearchTicketsID = "github.com/typeshift-go/typeshift/toolset/internal/benchdata.Search.search_tickets"
+)
+
 // typeshiftSearchSearchTicketsSchema is the JSON Schema of the arguments of search_tickets.
 const typeshiftSearchSearchTicketsSchema = `{
 	"type": "object",
@@ -112,14 +118,18 @@ func typeshiftSearchSearchTicketsTool(ts *Search, state *toolset.State) *toolset
 		Description: "SearchTickets searches the tickets, newest first.",
 		Schema:      json.RawMessage(typeshiftSearchSearchTicketsSchema),
 		ReadOnly:    true,
-		ID:          "github.com/typeshift-go/typeshift/toolset/internal/benchdata.Search.search_tickets",
+		ID:          SearchSearchTicketsID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftSearchSearchTicketsDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in SearchArgs
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeSearchArgs(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftSearchSearchTicketsDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.SearchTickets(ctx, in)
@@ -149,6 +159,15 @@ func typeshiftSearchSearchTicketsTool(ts *Search, state *toolset.State) *toolset
 	}
 }
 
+// typeshiftSearchSearchTicketsDecode decodes and checks the arguments of search_tickets.
+func typeshiftSearchSearchTicketsDecode(call *toolset.Call) (SearchArgs, error) {
+	var in SearchArgs
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeSearchArgs(&d, &in)
+	d.End()
+	return in, d.Err()
+}
+
 var _ toolset.Source = (*Fixtures)(nil)
 
 // SourceName returns "Fixtures", the name of the toolset in error messages.
@@ -168,6 +187,14 @@ func typeshiftFixturesTools(ts *Fixtures, chains []*toolset.ToolBuilder) ([]*too
 		typeshiftFixturesRecordSearchTool(ts, new(toolset.State)),
 	}, nil
 }
+
+// The identities of the tools of Fixtures ([toolset.Tool.ID]), for approval rules and settings.
+const (
+	// FixturesRecordID identifies the record tool.
+	FixturesRecordID = "github.com/typeshift-go/typeshift/toolset/internal/benchdata.Fixtures.record"
+	// FixturesRecordSearchID identifies the record_search tool.
+	FixturesRecordSearchID = "github.com/typeshift-go/typeshift/toolset/internal/benchdata.Fixtures.record_search"
+)
 
 // typeshiftFixturesRecordSchema is the JSON Schema of the arguments of record.
 const typeshiftFixturesRecordSchema = `{
@@ -326,14 +353,18 @@ func typeshiftFixturesRecordTool(ts *Fixtures, state *toolset.State) *toolset.To
 		Name:        "record",
 		Description: "Record keeps its input.",
 		Schema:      json.RawMessage(typeshiftFixturesRecordSchema),
-		ID:          "github.com/typeshift-go/typeshift/toolset/internal/benchdata.Fixtures.record",
+		ID:          FixturesRecordID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftFixturesRecordDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in Sink
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeSink(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftFixturesRecordDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			if err := ts.Record(in); err != nil {
@@ -342,6 +373,15 @@ func typeshiftFixturesRecordTool(ts *Fixtures, state *toolset.State) *toolset.To
 			return json.RawMessage("null"), nil
 		},
 	}
+}
+
+// typeshiftFixturesRecordDecode decodes and checks the arguments of record.
+func typeshiftFixturesRecordDecode(call *toolset.Call) (Sink, error) {
+	var in Sink
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeSink(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftFixturesRecordSearchSchema is the JSON Schema of the arguments of record_search.
@@ -420,14 +460,18 @@ func typeshiftFixturesRecordSearchTool(ts *Fixtures, state *toolset.State) *tool
 		Name:        "record_search",
 		Description: "RecordSearch keeps its input.",
 		Schema:      json.RawMessage(typeshiftFixturesRecordSearchSchema),
-		ID:          "github.com/typeshift-go/typeshift/toolset/internal/benchdata.Fixtures.record_search",
+		ID:          FixturesRecordSearchID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftFixturesRecordSearchDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in SearchArgs
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeSearchArgs(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftFixturesRecordSearchDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			if err := ts.RecordSearch(in); err != nil {
@@ -436,6 +480,15 @@ func typeshiftFixturesRecordSearchTool(ts *Fixtures, state *toolset.State) *tool
 			return json.RawMessage("null"), nil
 		},
 	}
+}
+
+// typeshiftFixturesRecordSearchDecode decodes and checks the arguments of record_search.
+func typeshiftFixturesRecordSearchDecode(call *toolset.Call) (SearchArgs, error) {
+	var in SearchArgs
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeSearchArgs(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftDecodeSearchArgs reads a SearchArgs object into x, checking its required properties and constraints.

@@ -50,6 +50,14 @@ func typeshiftPlacesTools(ts *Places, chains []*toolset.ToolBuilder) ([]*toolset
 	}, nil
 }
 
+// The identities of the tools of Places ([toolset.Tool.ID]), for approval rules and settings.
+const (
+	// PlacesOriginID identifies the origin tool.
+	PlacesOriginID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/edges.Places.origin"
+	// PlacesDistanceID identifies the distance_km tool.
+	PlacesDistanceID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/edges.Places.distance_km"
+)
+
 // typeshiftPlacesOriginSchema is the JSON Schema of the arguments of origin.
 const typeshiftPlacesOriginSchema = `{
 	"type": "object",
@@ -66,8 +74,11 @@ func typeshiftPlacesOriginTool(ts *Places, state *toolset.State) *toolset.Tool {
 		Description: "Origin returns the point at latitude and longitude zero.",
 		Schema:      json.RawMessage(typeshiftPlacesOriginSchema),
 		ReadOnly:    true,
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/edges.Places.origin",
+		ID:          PlacesOriginID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
@@ -133,14 +144,18 @@ func typeshiftPlacesDistanceKmTool(ts *Places, state *toolset.State) *toolset.To
 		Name:        "distance_km",
 		Description: "Distance is the rough distance between two points, in kilometres.",
 		Schema:      json.RawMessage(typeshiftPlacesDistanceKmSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/edges.Places.distance_km",
+		ID:          PlacesDistanceID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftPlacesDistanceKmDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in Pair
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodePair(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftPlacesDistanceKmDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.Distance(in)
@@ -160,6 +175,15 @@ func typeshiftPlacesDistanceKmTool(ts *Places, state *toolset.State) *toolset.To
 			return b, nil
 		},
 	}
+}
+
+// typeshiftPlacesDistanceKmDecode decodes and checks the arguments of distance_km.
+func typeshiftPlacesDistanceKmDecode(call *toolset.Call) (Pair, error) {
+	var in Pair
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodePair(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftDecodePair reads a Pair object into x, checking its required properties and constraints.

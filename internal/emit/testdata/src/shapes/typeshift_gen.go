@@ -56,6 +56,34 @@ func typeshiftShapesTools(ts *Shapes, chains []*toolset.ToolBuilder) ([]*toolset
 	}, nil
 }
 
+// The identities of the tools of Shapes ([toolset.Tool.ID]), for approval rules and settings.
+const (
+	// ShapesEchoID identifies the echo tool.
+	ShapesEchoID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.echo"
+	// ShapesKindsID identifies the kinds tool.
+	ShapesKindsID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.kinds"
+	// ShapesTreeID identifies the tree tool.
+	ShapesTreeID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.tree"
+	// ShapesCountID identifies the count_up tool.
+	ShapesCountID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.count_up"
+	// ShapesWordsID identifies the words tool.
+	ShapesWordsID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.words"
+	// ShapesConfigureID identifies the configure tool.
+	ShapesConfigureID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.configure"
+	// ShapesPickedID identifies the picked tool.
+	ShapesPickedID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.picked"
+	// ShapesRawID identifies the raw tool.
+	ShapesRawID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.raw"
+	// ShapesVersionID identifies the version tool.
+	ShapesVersionID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.version"
+	// ShapesFailID identifies the fail tool.
+	ShapesFailID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.fail"
+	// ShapesBlobID identifies the blob tool.
+	ShapesBlobID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.blob"
+	// ShapesPagesID identifies the pages tool.
+	ShapesPagesID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.pages"
+)
+
 // typeshiftShapesEchoSchema is the JSON Schema of the arguments of echo.
 const typeshiftShapesEchoSchema = `{
 	"type": "object",
@@ -288,14 +316,18 @@ func typeshiftShapesEchoTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Description: "Echo returns its input as it read it.",
 		Schema:      json.RawMessage(typeshiftShapesEchoSchema),
 		ReadOnly:    true,
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.echo",
+		ID:          ShapesEchoID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesEchoDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in EchoInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeEchoInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesEchoDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.Echo(in)
@@ -312,6 +344,15 @@ func typeshiftShapesEchoTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesEchoDecode decodes and checks the arguments of echo.
+func typeshiftShapesEchoDecode(call *toolset.Call) (EchoInput, error) {
+	var in EchoInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeEchoInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesKindsSchema is the JSON Schema of the arguments of kinds.
@@ -348,14 +389,18 @@ func typeshiftShapesKindsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "kinds",
 		Description: "Kinds reports named kinds back, with a type that marshals itself.",
 		Schema:      json.RawMessage(typeshiftShapesKindsSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.kinds",
+		ID:          ShapesKindsID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesKindsDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in KindsInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeKindsInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesKindsDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out := ts.Kinds(ctx, in)
@@ -369,6 +414,15 @@ func typeshiftShapesKindsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesKindsDecode decodes and checks the arguments of kinds.
+func typeshiftShapesKindsDecode(call *toolset.Call) (KindsInput, error) {
+	var in KindsInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeKindsInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesTreeSchema is the JSON Schema of the arguments of tree.
@@ -412,14 +466,18 @@ func typeshiftShapesTreeTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "tree",
 		Description: "Tree counts the nodes of a tree.",
 		Schema:      json.RawMessage(typeshiftShapesTreeSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.tree",
+		ID:          ShapesTreeID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesTreeDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in Node
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeNode(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesTreeDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.Tree(in)
@@ -436,6 +494,15 @@ func typeshiftShapesTreeTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesTreeDecode decodes and checks the arguments of tree.
+func typeshiftShapesTreeDecode(call *toolset.Call) (Node, error) {
+	var in Node
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeNode(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesCountUpSchema is the JSON Schema of the arguments of count_up.
@@ -462,14 +529,18 @@ func typeshiftShapesCountUpTool(ts *Shapes, state *toolset.State) *toolset.Tool 
 		Name:        "count_up",
 		Description: "Count streams the numbers up to To.",
 		Schema:      json.RawMessage(typeshiftShapesCountUpSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.count_up",
+		ID:          ShapesCountID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesCountUpDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in CountInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeCountInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesCountUpDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			b := append(make([]byte, 0, max(size.Load(), 64)), '[')
@@ -490,6 +561,15 @@ func typeshiftShapesCountUpTool(ts *Shapes, state *toolset.State) *toolset.Tool 
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesCountUpDecode decodes and checks the arguments of count_up.
+func typeshiftShapesCountUpDecode(call *toolset.Call) (CountInput, error) {
+	var in CountInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeCountInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesWordsSchema is the JSON Schema of the arguments of words.
@@ -514,14 +594,18 @@ func typeshiftShapesWordsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "words",
 		Description: `Words streams the words of a sentence and fails on the word "boom".`,
 		Schema:      json.RawMessage(typeshiftShapesWordsSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.words",
+		ID:          ShapesWordsID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesWordsDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in WordsInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeWordsInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesWordsDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			b := append(make([]byte, 0, max(size.Load(), 64)), '[')
@@ -545,6 +629,15 @@ func typeshiftShapesWordsTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesWordsDecode decodes and checks the arguments of words.
+func typeshiftShapesWordsDecode(call *toolset.Call) (WordsInput, error) {
+	var in WordsInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeWordsInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesConfigureSchema is the JSON Schema of the arguments of configure.
@@ -591,8 +684,11 @@ func typeshiftShapesConfigureTool(ts *Shapes, settings Tuning, state *toolset.St
 		Name:        "configure",
 		Description: "Configure reports the settings it runs with.",
 		Schema:      json.RawMessage(typeshiftShapesConfigureSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.configure",
+		ID:          ShapesConfigureID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
@@ -702,14 +798,18 @@ func typeshiftShapesPickedTool(ts *Shapes, settings Tuning, state *toolset.State
 		Name:        "picked",
 		Description: "Picked reports its input and the settings it runs with.",
 		Schema:      json.RawMessage(typeshiftShapesPickedSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.picked",
+		ID:          ShapesPickedID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesPickedDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in PickedInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodePickedInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesPickedDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.Picked(ctx, in, settings, call)
@@ -734,6 +834,15 @@ func typeshiftShapesPickedTool(ts *Shapes, settings Tuning, state *toolset.State
 		},
 		SettingsSchema: json.RawMessage(typeshiftShapesPickedSettingsSchema),
 	}
+}
+
+// typeshiftShapesPickedDecode decodes and checks the arguments of picked.
+func typeshiftShapesPickedDecode(call *toolset.Call) (PickedInput, error) {
+	var in PickedInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodePickedInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesPickedOverrides reads overrides of the configurable settings of picked into x.
@@ -775,8 +884,11 @@ func typeshiftShapesRawTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "raw",
 		Description: "Raw records its raw arguments.",
 		Schema:      json.RawMessage(typeshiftShapesRawSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.raw",
+		ID:          ShapesRawID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
@@ -804,8 +916,11 @@ func typeshiftShapesVersionTool(ts *Shapes, state *toolset.State) *toolset.Tool 
 		Name:        "version",
 		Description: "Reports the version.",
 		Schema:      json.RawMessage(typeshiftShapesVersionSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.version",
+		ID:          ShapesVersionID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
@@ -836,8 +951,11 @@ func typeshiftShapesFailTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "fail",
 		Description: "Fail always fails, with a message for the model.",
 		Schema:      json.RawMessage(typeshiftShapesFailSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.fail",
+		ID:          ShapesFailID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
@@ -874,14 +992,18 @@ func typeshiftShapesBlobTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "blob",
 		Description: "Blob returns values encoding/json writes specially, or one it cannot write.",
 		Schema:      json.RawMessage(typeshiftShapesBlobSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.blob",
+		ID:          ShapesBlobID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesBlobDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in BlobInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeBlobInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesBlobDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out := ts.Blob(in)
@@ -895,6 +1017,15 @@ func typeshiftShapesBlobTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesBlobDecode decodes and checks the arguments of blob.
+func typeshiftShapesBlobDecode(call *toolset.Call) (BlobInput, error) {
+	var in BlobInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeBlobInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftShapesPagesSchema is the JSON Schema of the arguments of pages.
@@ -922,14 +1053,18 @@ func typeshiftShapesPagesTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 		Name:        "pages",
 		Description: "Pages returns a page of nodes.",
 		Schema:      json.RawMessage(typeshiftShapesPagesSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.pages",
+		ID:          ShapesPagesID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftShapesPagesDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in PagesInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodePagesInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftShapesPagesDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.Pages(in)
@@ -946,6 +1081,15 @@ func typeshiftShapesPagesTool(ts *Shapes, state *toolset.State) *toolset.Tool {
 			return b, nil
 		},
 	}
+}
+
+// typeshiftShapesPagesDecode decodes and checks the arguments of pages.
+func typeshiftShapesPagesDecode(call *toolset.Call) (PagesInput, error) {
+	var in PagesInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodePagesInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftDecodeEchoInput reads a EchoInput object into x, checking its required properties and constraints.

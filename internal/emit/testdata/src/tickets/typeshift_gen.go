@@ -40,6 +40,20 @@ func typeshiftTicketsTools(ts *Tickets, chains []*toolset.ToolBuilder) ([]*tools
 	}, nil
 }
 
+// The identities of the tools of Tickets ([toolset.Tool.ID]), for approval rules and settings.
+const (
+	// TicketsSearchTicketsID identifies the search_tickets tool.
+	TicketsSearchTicketsID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.search_tickets"
+	// TicketsGetTicketID identifies the get_ticket tool.
+	TicketsGetTicketID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.get_ticket"
+	// TicketsCloseTicketID identifies the close_ticket tool.
+	TicketsCloseTicketID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.close_ticket"
+	// TicketsStreamTicketsID identifies the list_tickets tool.
+	TicketsStreamTicketsID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.list_tickets"
+	// TicketsPingID identifies the ping tool.
+	TicketsPingID = "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.ping"
+)
+
 // typeshiftTicketsSearchTicketsSchema is the JSON Schema of the arguments of search_tickets.
 const typeshiftTicketsSearchTicketsSchema = `{
 	"type": "object",
@@ -103,14 +117,18 @@ func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, sta
 		Description: "SearchTickets searches the customer's support tickets, newest first.",
 		Schema:      json.RawMessage(typeshiftTicketsSearchTicketsSchema),
 		ReadOnly:    true,
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.search_tickets",
+		ID:          TicketsSearchTicketsID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftTicketsSearchTicketsDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in SearchInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeSearchInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftTicketsSearchTicketsDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.SearchTickets(ctx, in, settings)
@@ -146,6 +164,15 @@ func typeshiftTicketsSearchTicketsTool(ts *Tickets, settings SearchSettings, sta
 		},
 		SettingsSchema: json.RawMessage(typeshiftTicketsSearchTicketsSettingsSchema),
 	}
+}
+
+// typeshiftTicketsSearchTicketsDecode decodes and checks the arguments of search_tickets.
+func typeshiftTicketsSearchTicketsDecode(call *toolset.Call) (SearchInput, error) {
+	var in SearchInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeSearchInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftTicketsSearchTicketsOverrides reads overrides of the configurable settings of search_tickets into x.
@@ -202,14 +229,18 @@ func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.T
 		Description: "Reads one ticket by its number.",
 		Schema:      json.RawMessage(typeshiftTicketsGetTicketSchema),
 		ReadOnly:    true,
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.get_ticket",
+		ID:          TicketsGetTicketID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftTicketsGetTicketDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in NumberInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeNumberInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftTicketsGetTicketDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			out, err := ts.GetTicket(ctx, in)
@@ -230,6 +261,15 @@ func typeshiftTicketsGetTicketTool(ts *Tickets, state *toolset.State) *toolset.T
 			return b, nil
 		},
 	}
+}
+
+// typeshiftTicketsGetTicketDecode decodes and checks the arguments of get_ticket.
+func typeshiftTicketsGetTicketDecode(call *toolset.Call) (NumberInput, error) {
+	var in NumberInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeNumberInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftTicketsCloseTicketSchema is the JSON Schema of the arguments of close_ticket.
@@ -259,14 +299,18 @@ func typeshiftTicketsCloseTicketTool(ts *Tickets, state *toolset.State) *toolset
 		Description:      "CloseTicket closes a ticket for good.",
 		Schema:           json.RawMessage(typeshiftTicketsCloseTicketSchema),
 		RequiresApproval: true,
-		ID:               "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.close_ticket",
+		ID:               TicketsCloseTicketID,
 		State:            state,
+		Decode: func(args json.RawMessage) (any, error) {
+			in, err := typeshiftTicketsCloseTicketDecode(&toolset.Call{Arguments: args})
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
-			var in CloseInput
-			d := tooljson.NewDecoder(typeshiftArguments(call))
-			typeshiftDecodeCloseInput(&d, &in)
-			d.End()
-			if err := d.Err(); err != nil {
+			in, err := typeshiftTicketsCloseTicketDecode(call)
+			if err != nil {
 				return nil, err
 			}
 			if err := ts.CloseTicket(ctx, in, call); err != nil {
@@ -275,6 +319,15 @@ func typeshiftTicketsCloseTicketTool(ts *Tickets, state *toolset.State) *toolset
 			return json.RawMessage("null"), nil
 		},
 	}
+}
+
+// typeshiftTicketsCloseTicketDecode decodes and checks the arguments of close_ticket.
+func typeshiftTicketsCloseTicketDecode(call *toolset.Call) (CloseInput, error) {
+	var in CloseInput
+	d := tooljson.NewDecoder(typeshiftArguments(call))
+	typeshiftDecodeCloseInput(&d, &in)
+	d.End()
+	return in, d.Err()
 }
 
 // typeshiftTicketsListTicketsSchema is the JSON Schema of the arguments of list_tickets.
@@ -293,8 +346,11 @@ func typeshiftTicketsListTicketsTool(ts *Tickets, state *toolset.State) *toolset
 		Description: "StreamTickets lists every ticket.",
 		Schema:      json.RawMessage(typeshiftTicketsListTicketsSchema),
 		ReadOnly:    true,
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.list_tickets",
+		ID:          TicketsStreamTicketsID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
@@ -337,8 +393,11 @@ func typeshiftTicketsPingTool(ts *Tickets, state *toolset.State) *toolset.Tool {
 		Name:        "ping",
 		Description: "Ping answers pong.",
 		Schema:      json.RawMessage(typeshiftTicketsPingSchema),
-		ID:          "github.com/typeshift-go/typeshift/internal/emit/testdata/src/tickets.Tickets.ping",
+		ID:          TicketsPingID,
 		State:       state,
+		Decode: func(args json.RawMessage) (any, error) {
+			return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})
+		},
 		Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
 			if err := typeshiftNoArguments(call); err != nil {
 				return nil, err
