@@ -1,0 +1,167 @@
+// Command support runs a support agent over the tickets toolset: it answers a question with a read-only tool,
+// asks you before it closes a ticket, and works out a plan in plan mode before it changes anything.
+//
+//	go run ./examples/support            # offline, answering the approval requests at the terminal
+//	go run ./examples/support -yes       # approve everything without asking
+//	go run ./examples/support -plan      # plan mode only
+//
+// Without OPENAI_API_KEY it runs offline, on a small scripted model. With it, it uses the OpenAI API, or any
+// server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/openai"
+	"github.com/typeshift-go/typeshift/examples/tickets"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// options are what the command line and the environment set.
+type options struct {
+	yes      bool   // approve without asking
+	planOnly bool   // show plan mode only
+	seed     int64  // the sampling seed sent to the model
+	online   bool   // use the OpenAI API
+	model    string // the OpenAI model; empty keeps the agent's
+}
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("support: ")
+	var o options
+	flag.BoolVar(&o.yes, "yes", false, "approve every request without asking")
+	flag.BoolVar(&o.planOnly, "plan", false, "show plan mode only")
+	flag.Int64Var(&o.seed, "seed", 1, "sampling `seed` sent to the model, for answers that repeat")
+	flag.Parse()
+	o.online = openai.Available()
+	o.model = os.Getenv("OPENAI_MODEL")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o, os.Stdin, os.Stdout, !isTerminal(os.Stdin)); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run tells the story: a question, a ticket closed after approval, and a plan approved before it is carried out.
+func run(ctx context.Context, o options, in io.Reader, out io.Writer, echo bool) error {
+	desk := tickets.NewMemoryClient(tickets.SampleTickets()...)
+	t := &terminal{in: bufio.NewReader(in), out: out, echo: echo, yes: o.yes, calls: map[string]string{}}
+
+	cfg := agent.Config{
+		Toolsets: []toolset.Source{&tickets.Tickets{Client: desk}},
+		Inner:    []chat.Middleware{t.showTools},
+	}
+	if o.online {
+		// openai.Register reads OPENAI_API_KEY and OPENAI_BASE_URL; the agent names the "openai" provider.
+		cfg.Providers = chat.NewProviders(nil)
+		openai.Register(cfg.Providers)
+		fmt.Fprintln(out, "Using the OpenAI API (OPENAI_API_KEY is set).")
+	} else {
+		cfg.Client = offlineModel()
+		fmt.Fprintln(out, "No OPENAI_API_KEY: using the offline test model.")
+	}
+	host, err := agent.NewHost(&Support{}, cfg)
+	if err != nil {
+		return err
+	}
+	settings := map[string]any{"seed": o.seed}
+	if o.model != "" {
+		settings["model"] = o.model
+	}
+	doc, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	s := &session{host: host, t: t, conv: newConversation(), settings: doc}
+
+	if !o.planOnly {
+		t.heading("1. A question: the agent calls a read-only tool")
+		if err := s.turn(ctx, "Which tickets are about the printer?"); err != nil {
+			return err
+		}
+
+		t.heading("2. Approval: closing a ticket waits for your answer")
+		if err := s.turn(ctx, "Please close ticket 4711: the toner cartridge was replaced."); err != nil {
+			return err
+		}
+		showTicket(ctx, t, desk, 4711)
+	}
+
+	t.heading("3. Plan mode: read-only tools and a plan, approved before anything changes")
+	s.conv.mode = agent.ModePlan
+	if err := s.turn(ctx, "Work out how to settle ticket 4712: the address on the invoice is corrected now."); err != nil {
+		return err
+	}
+	showTicket(ctx, t, desk, 4712)
+	return nil
+}
+
+// A session runs the turns of one conversation at the terminal.
+type session struct {
+	host     *agent.Host
+	t        *terminal
+	conv     *conversation
+	settings json.RawMessage
+}
+
+// turn runs the agent on the user's text, then once more for each round of approval requests it ends with.
+func (s *session) turn(ctx context.Context, text string) error {
+	s.t.label("you", text)
+	s.t.setMode(s.conv.mode, "")
+	input := []agent.RunOption{agent.Text(text)}
+	for {
+		var res agent.Result
+		opts := append(s.conv.options(), agent.RunSettings(s.settings), agent.ResultInto(&res))
+		for u, err := range s.host.RunStream(ctx, append(opts, input...)...) {
+			if err != nil {
+				s.t.endText()
+				return fmt.Errorf("run: %w", err)
+			}
+			s.t.show(u)
+		}
+		s.t.endText()
+		s.t.setMode(res.Mode, "")
+		s.conv.keep(&res)
+		if len(res.Pending) == 0 {
+			return nil
+		}
+		input = input[:0]
+		for _, p := range res.Pending {
+			input = append(input, s.t.ask(p))
+		}
+	}
+}
+
+// showTicket prints a ticket as the ticket system holds it, to show what the agent's tools did.
+func showTicket(ctx context.Context, t *terminal, desk tickets.TicketClient, number int) {
+	tk, ok, err := desk.Get(ctx, number)
+	switch {
+	case err != nil:
+		t.label("ticket", err.Error())
+	case !ok:
+		t.label("ticket", fmt.Sprintf("#%d does not exist", number))
+	case tk.Resolution != "":
+		t.label("ticket", fmt.Sprintf("#%d is %s: %s", number, tk.Status, tk.Resolution))
+	default:
+		t.label("ticket", fmt.Sprintf("#%d is %s", number, tk.Status))
+	}
+}
+
+// isTerminal reports whether f is a terminal rather than a file or a pipe.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
