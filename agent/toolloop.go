@@ -176,7 +176,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 		s.outs[i].tool = t
 		if t.RequiresApproval {
 			// Validate before deferring, so the model learns of bad arguments now, not after someone approved.
-			if msg := checkArguments(c.Arguments); msg != "" {
+			if msg := validateArguments(t, c.Arguments); msg != "" {
 				s.results[i] = chat.ToolResult{CallID: c.ID, Error: msg}
 				s.outs[i].failed = true
 				continue
