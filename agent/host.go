@@ -260,6 +260,7 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	in.nIn = len(in.msgs)
 
 	st.mode = ri.mode
+	st.standing = ri.standing // inherited by a sub-agent's run from its caller (see AsTool)
 	st.run = toolset.Run{SettingsID: ri.settingsID, RunID: newRunID(), Agent: h.decl.Name, Mode: ri.mode}
 
 	// Settings layers: code defaults, then the stored settings, then the run's.

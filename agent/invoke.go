@@ -81,6 +81,9 @@ func (st *runState) invoke(ctx context.Context, tool *toolset.Tool, call chat.To
 	if len(tc.Arguments) == 0 {
 		tc.Arguments = emptyObject
 	}
+	if tool.State != nil && tool.State.Delegate != nil {
+		ctx = withCaller(ctx, st) // a sub-agent tool runs its delegate as this run (see AsTool)
+	}
 	var span *telemetry.ToolSpan
 	if tel := st.h.cfg.Telemetry; tel != nil {
 		ctx, span = tel.StartTool(ctx, call, tool.Description)

@@ -18,6 +18,7 @@ type runInput struct {
 	mode       string
 	modeSet    bool
 	settings   json.RawMessage
+	standing   []standingApproval // a sub-agent's caller's standing approvals
 	into       *Result
 }
 
