@@ -66,13 +66,11 @@ func (c genCache) key(pkg *model.Package) string {
 	if c.dir == "" || exe == nil {
 		return ""
 	}
-	data, err := json.Marshal(pkg)
-	if err != nil {
-		return ""
-	}
 	h := sha256.New()
 	h.Write(exe)
-	h.Write(data)
+	if err := json.NewEncoder(h).Encode(pkg); err != nil {
+		return ""
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
