@@ -18,7 +18,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -47,9 +46,8 @@ func main() {
 	o.online = openai.Available()
 	o.model = os.Getenv("OPENAI_MODEL")
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, o, os.Stdin, os.Stdout, !isTerminal(os.Stdin)); err != nil {
+	// No signal handling: Ctrl-C at a prompt should end the program at once, and nothing needs cleaning up.
+	if err := run(context.Background(), o, os.Stdin, os.Stdout, !isTerminal(os.Stdin)); err != nil {
 		log.Fatal(err)
 	}
 }

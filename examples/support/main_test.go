@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent/openai/openaitest"
 )
 
 // TestRun runs the whole story offline with scripted answers and checks what the transcript says, not its exact
@@ -147,4 +149,40 @@ func TestOfflineHelpers(t *testing.T) {
 	is.Equal(ticketNumber("no number"), 0)
 	is.Equal(reason("Close 4711: the toner was replaced"), "The toner was replaced.")
 	is.Equal(reason("Close 4711"), "Closed at the customer's request.")
+}
+
+// TestRunOnline runs plan mode against a local server that speaks the OpenAI wire format, as the program does with
+// OPENAI_API_KEY and OPENAI_BASE_URL set, and checks what reached the server.
+func TestRunOnline(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(
+		openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "c1", Name: "get_ticket", Arguments: `{"number":4712}`}}},
+		openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "c2", Name: "exit_plan_mode", Arguments: `{"plan":"1. Close 4712."}`}}},
+		openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "c3", Name: "close_ticket", Arguments: `{"number":4712,"reason":"Fixed."}`}}},
+		openaitest.Reply{Text: "Ticket 4712 is closed."},
+	)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+
+	var out strings.Builder
+	o := options{planOnly: true, online: true, model: "gpt-test", seed: 7}
+	is.NoErr(run(context.Background(), o, strings.NewReader("y\ny\n"), &out, true))
+	got := out.String()
+	for _, w := range []string{"Using the OpenAI API", "plan     1. Close 4712.", "mode     default", "support  Ticket 4712 is closed.", "ticket   #4712 is closed: Fixed."} {
+		if !strings.Contains(got, w) {
+			t.Errorf("missing %q\ntranscript:\n%s", w, got)
+		}
+	}
+
+	reqs := srv.Requests()
+	is.Equal(len(reqs), 4)
+	first := reqs[0].Decode()
+	is.Equal(first["model"], "gpt-test")
+	is.Equal(first["seed"], 7.0)
+	var tools []string
+	for _, tool := range first["tools"].([]any) {
+		tools = append(tools, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
+	}
+	is.Equal(strings.Join(tools, ","), "search_tickets,get_ticket,exit_plan_mode") // plan mode: nothing that changes a ticket
 }
