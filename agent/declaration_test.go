@@ -130,7 +130,8 @@ func TestDeclarationName(t *testing.T) {
 func TestDuplicateToolNames(t *testing.T) {
 	is := is.New(t)
 	_, err := host(script(), agent.Config{}, echo("a"), echo("a")).Run(context.Background(), agent.Text("x"))
-	is.True(err != nil)
-	is.True(strings.Contains(err.Error(), `two tools are named "a"`))
+	var ce *toolset.ConflictError
+	is.True(errors.As(err, &ce)) // the composition's error, see conflict_test.go
+	is.Equal(ce.Conflicts[0].Name, "a")
 	_ = json.Valid
 }

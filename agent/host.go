@@ -68,10 +68,13 @@ type Config struct {
 
 // A Host runs one agent. It is safe for concurrent use: each run builds its own pipeline.
 type Host struct {
-	cfg      Config
-	agent    *Agent
-	decl     Declaration
-	uses     []hostUse
+	cfg   Config
+	agent *Agent
+	decl  Declaration
+	uses  []hostUse
+	// offer combines the uses (narrowed by their picks) and Config.Tools: the composition's rules find every name
+	// conflict, and its filters say which tools they hid.
+	offer    *toolset.Combined
 	invoker  ToolInvoker
 	exitPlan *toolset.Tool
 	fixed    chat.Client // Config.Client, instrumented
@@ -143,6 +146,7 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	if cfg.Client == nil && cfg.Providers == nil {
 		return nil, ErrNoClient
 	}
+	h.offer = h.combine()
 	h.invoker = chainTools(h.baseInvoke, cfg.ToolMiddleware)
 	if cfg.Client != nil {
 		// One client whatever the settings say: instrument it once, as the provider the agent names.
@@ -338,42 +342,34 @@ func sameClient(a, b chat.Client) (same bool) {
 	return a == b
 }
 
-// tools creates the tools a run offers: each use's tools narrowed by its picks, then Config.Tools, each with its
-// layered settings overrides.
-func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]json.RawMessage) ([]*toolset.Tool, error) {
-	var out []*toolset.Tool
+// combine composes what runs offer: the agent's uses in declaration order, each narrowed by its picks, then
+// Config.Tools. In conflict messages, tools[i] counts them in that order; a use with picks is Filtered(...).
+func (h *Host) combine() *toolset.Combined {
+	srcs := make([]toolset.Source, 0, len(h.uses)+len(h.cfg.Tools))
 	for _, u := range h.uses {
-		ts, err := u.src.Tools(ctx, &st.run)
-		if err != nil {
-			return nil, err
-		}
-		if len(u.include)+len(u.exclude) > 0 {
-			kept := ts[:0] // the slice is ours: a Source returns a fresh one
-			for _, t := range ts {
-				if (len(u.include) == 0 || slices.Contains(u.include, t.Name)) && !slices.Contains(u.exclude, t.Name) {
-					kept = append(kept, t)
-				}
-			}
-			ts = kept
-		}
-		if out == nil {
-			out = ts
+		if len(u.include)+len(u.exclude) == 0 {
+			srcs = append(srcs, u.src)
 			continue
 		}
-		out = append(out, ts...)
+		include, exclude := u.include, u.exclude
+		srcs = append(srcs, toolset.Filter(u.src, func(_ context.Context, _ *toolset.Run, t *toolset.Tool) (bool, error) {
+			return (len(include) == 0 || slices.Contains(include, t.Name)) && !slices.Contains(exclude, t.Name), nil
+		}))
 	}
-	for _, s := range h.cfg.Tools {
-		ts, err := s.Tools(ctx, &st.run)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ts...)
+	srcs = append(srcs, h.cfg.Tools...)
+	return toolset.Combine(srcs...)
+}
+
+// tools creates the tools a run offers, by the composition's rules (see [toolset.Combine]): each use's tools
+// narrowed by its picks, then Config.Tools, each with its layered settings overrides. A name offered twice fails
+// the run with a *toolset.ConflictError that lists every conflict and every source. The names filters hid are kept
+// in st, so that the model is told such a tool is not available rather than unknown.
+func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]json.RawMessage) ([]*toolset.Tool, error) {
+	out, hidden, err := h.offer.ToolsHidden(ctx, &st.run)
+	if err != nil {
+		return nil, err
 	}
-	for i, t := range out {
-		if findTool(out[:i], t.Name) != nil {
-			return nil, fmt.Errorf("two tools are named %q: rename or prefix one", t.Name)
-		}
-	}
+	st.hidden = hidden
 	if len(overrides) == 0 {
 		return out, nil
 	}

@@ -22,6 +22,9 @@ type runState struct {
 	// visible are the tools the approval layer was given (before the mode narrowed them). A call to one of them,
 	// or to a tool the agent's picks leave out, is answered as hidden, never as unknown.
 	visible []*toolset.Tool
+	// hidden are the names of tools a toolset.Filter in the run's sources hid (the agent's picks among them): a
+	// call to one is answered as not available, never as unknown.
+	hidden []string
 
 	retries       map[string]int // consecutive retry steps by tool ID
 	failingRounds int

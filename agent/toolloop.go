@@ -302,6 +302,9 @@ func (st *runState) missingText(name string, offered []*toolset.Tool) string {
 	if findTool(st.visible, name) != nil || st.picked(name) {
 		return fmt.Sprintf("tool %q is not available to this agent now; do not call it again", name)
 	}
+	if slices.Contains(st.hidden, name) {
+		return fmt.Sprintf("tool %q is not available in this run; do not call it again", name)
+	}
 	names := make([]string, len(offered))
 	for i, t := range offered {
 		names[i] = t.Name
