@@ -65,7 +65,11 @@ func run(ctx context.Context, o options, in io.Reader, out io.Writer, echo bool)
 		// openai.Register reads OPENAI_API_KEY and OPENAI_BASE_URL; the agent names the "openai" provider.
 		cfg.Providers = chat.NewProviders(nil)
 		openai.Register(cfg.Providers)
-		fmt.Fprintln(out, "Using the OpenAI API (OPENAI_API_KEY is set).")
+		where := "the OpenAI API"
+		if u := os.Getenv("OPENAI_BASE_URL"); u != "" {
+			where = u
+		}
+		fmt.Fprintf(out, "OPENAI_API_KEY is set: using %s.\n", where)
 	} else {
 		cfg.Client = offlineModel()
 		fmt.Fprintln(out, "No OPENAI_API_KEY: using the offline test model.")

@@ -169,7 +169,7 @@ func TestRunOnline(t *testing.T) {
 	o := options{planOnly: true, online: true, model: "gpt-test", seed: 7}
 	is.NoErr(run(context.Background(), o, strings.NewReader("y\ny\n"), &out, true))
 	got := out.String()
-	for _, w := range []string{"Using the OpenAI API", "plan     1. Close 4712.", "mode     default", "support  Ticket 4712 is closed.", "ticket   #4712 is closed: Fixed."} {
+	for _, w := range []string{"OPENAI_API_KEY is set: using " + srv.URL, "plan     1. Close 4712.", "mode     default", "support  Ticket 4712 is closed.", "ticket   #4712 is closed: Fixed."} {
 		if !strings.Contains(got, w) {
 			t.Errorf("missing %q\ntranscript:\n%s", w, got)
 		}
