@@ -131,6 +131,14 @@ func (tr trail) wrap(f func(string) string) trail {
 // settle checks a trail for names contributed more than once and returns the tools it offers. Several
 // standalone tools of one name are not a conflict: the first is offered (see Combine).
 func (tr trail) settle() ([]*Tool, error) {
+	if len(tr.conflicts) == 0 && !tr.repeats() {
+		// Most turns offer every name once: no grouping needed.
+		tools := make([]*Tool, len(tr.entries))
+		for i, e := range tr.entries {
+			tools[i] = e.tool
+		}
+		return tools, nil
+	}
 	conflicts := append([]Conflict(nil), tr.conflicts...)
 	groups := make(map[string][]int, len(tr.entries))
 	var order []string
@@ -157,6 +165,30 @@ func (tr trail) settle() ([]*Tool, error) {
 		return nil, &ConflictError{Conflicts: conflicts}
 	}
 	return tools, nil
+}
+
+// repeats reports whether a name appears more than once among the entries. Short lists are compared pairwise,
+// which allocates nothing; an agent's list is rarely longer.
+func (tr trail) repeats() bool {
+	es := tr.entries
+	if len(es) <= 32 {
+		for i := 1; i < len(es); i++ {
+			for j := range i {
+				if es[i].tool.Name == es[j].tool.Name {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(es))
+	for _, e := range es {
+		if _, ok := seen[e.tool.Name]; ok {
+			return true
+		}
+		seen[e.tool.Name] = struct{}{}
+	}
+	return false
 }
 
 func allStandalone(es []entry, idx []int) bool {
