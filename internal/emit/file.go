@@ -1,6 +1,7 @@
 // Package emit writes the generated file of a package, typeshift_gen.go, from the parser's model: for each
 // toolset its Tools and SourceName methods, and for each tool a *toolset.Tool with its schema literal, a
-// decoder of its arguments, the call of its method and an encoder of its result. The generated code uses
+// decoder of its arguments, the call of its method and an encoder of its result; for each agent its declaration and
+// its typed Settings. The generated code uses
 // toolset/tooljson and no reflection.
 package emit
 
@@ -33,10 +34,16 @@ func File(pkg *model.Package) ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, a := range pkg.Agents {
+		if err := g.agent(a); err != nil {
+			return nil, err
+		}
+	}
 	if err := g.drain(); err != nil {
 		return nil, err
 	}
 	g.helpers()
+	g.agentHelpers()
 
 	return tidy(pkg.Name, g.imports(), g.body.Bytes())
 }
@@ -52,6 +59,8 @@ var stdImports = map[string]string{
 	"atomic":   "sync/atomic",
 	"time":     "time",
 	"utf8":     "unicode/utf8",
+	"agent":    "github.com/typeshift-go/typeshift/agent",
+	"storage":  "github.com/typeshift-go/typeshift/storage",
 	"toolset":  "github.com/typeshift-go/typeshift/toolset",
 	"tooljson": "github.com/typeshift-go/typeshift/toolset/tooljson",
 }

@@ -115,7 +115,7 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 	if tool.RequiresApproval {
 		g.p("RequiresApproval: true,")
 	}
-	g.p("ID: %s,", IDConst(set.TypeName, tool.Method))
+	g.p("ID: %s,", model.IDConst(set.TypeName, tool.Method))
 	g.p("State: state,")
 	if tool.Input != nil {
 		g.p("Decode: func(args json.RawMessage) (any, error) {")
@@ -160,24 +160,14 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 	return nil
 }
 
-// IDConst names the exported constant that holds a tool's identity ([toolset.Tool.ID]), such as
-// TicketsCloseTicketID for the method CloseTicket of Tickets. Approval rules and settings name tools by it, and the
-// parser reads it from a toolset's package to resolve an agent's picks across packages.
-func IDConst(toolsetType, method string) string {
-	if i := strings.LastIndex(method, "."); i >= 0 {
-		method = method[i+1:] // a function of another package: other.Ping
-	}
-	return toolsetType + method + "ID"
-}
-
 // ids writes the identity constants of a toolset's tools.
 func (g *gen) ids(set *model.Toolset) {
 	g.p("")
 	g.p("// The identities of the tools of %s ([toolset.Tool.ID]), for approval rules and settings.", set.TypeName)
 	g.p("const (")
 	for _, tool := range set.Tools {
-		g.p("// %s identifies the %s tool.", IDConst(set.TypeName, tool.Method), tool.Name)
-		g.p("%s = %q", IDConst(set.TypeName, tool.Method), g.pkg.Path+"."+set.TypeName+"."+tool.Name)
+		g.p("// %s identifies the %s tool.", model.IDConst(set.TypeName, tool.Method), tool.Name)
+		g.p("%s = %q", model.IDConst(set.TypeName, tool.Method), g.pkg.Path+"."+set.TypeName+"."+tool.Name)
 	}
 	g.p(")")
 }

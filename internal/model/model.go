@@ -2,6 +2,8 @@
 // emitter and the analyzer. Models carry no positions and no go/types objects.
 package model
 
+import "strings"
+
 // Package is everything the generator writes one file for.
 type Package struct {
 	// Path is the package's import path and Name its name.
@@ -174,22 +176,48 @@ type Constraints struct {
 	Examples                           []string // JSON literals
 }
 
-// Agent is a struct that embeds agent.Agent. Its shape is filled in by the agents work.
+// Agent is a struct that embeds agent.Agent and describes itself in its Declare method.
 type Agent struct {
-	// TypeName is the Go type's name.
+	// TypeName is the Go type's name, such as "Support".
 	TypeName string
 	// Doc is the type's doc comment.
 	Doc string
-	// Uses are the toolsets the agent offers, with their picks.
+	// Name is WithName's constant, or TypeName.
+	Name string
+	// Configurable lists, in a fixed order, the settings names of the chat options the chains mark
+	// Configurable, such as "model" and "temperature"; marking WithModel opens "provider" too.
+	Configurable []string
+	// Uses are the toolsets the agent offers, in the order of their agent.Use calls.
 	Uses []*ToolsetUse
-	// Tools are the agent's own tools.
+	// Tools are the agent's own tools. The runtime has no AddTool on agents yet, so it is always empty.
 	Tools []*Tool
 }
 
 // ToolsetUse is one agent.Use chain.
 type ToolsetUse struct {
-	// Toolset is the used toolset's qualified type name.
+	// Toolset is the used toolset's qualified type name, such as "example.com/tickets.Tickets".
 	Toolset string
-	// Include and Exclude list picked tools by method name.
+	// Include and Exclude list the picked tools by method name, in the order of the picks.
 	Include, Exclude []string
+	// IncludeNames and ExcludeNames are the tool names those methods declare, in the same order.
+	IncludeNames, ExcludeNames []string
+	// Configurable lists the offered tools of the toolset that have configurable settings, when the parser can
+	// see them: those of toolsets in the agent's own package.
+	Configurable []UseTool
+}
+
+// UseTool names a tool an agent offers.
+type UseTool struct {
+	// Name is the tool's name and ID its identity (toolset.Tool.ID).
+	Name, ID string
+}
+
+// IDConst names the exported constant that the generated code of a toolset declares for the identity of one of
+// its tools (toolset.Tool.ID), such as TicketsCloseTicketID for the method CloseTicket of Tickets. Approval rules
+// name tools by it, and the parser reads it from a toolset's package to resolve an agent's picks across packages.
+func IDConst(toolsetType, method string) string {
+	if i := strings.LastIndex(method, "."); i >= 0 {
+		method = method[i+1:] // a function of another package: other.Ping
+	}
+	return toolsetType + method + "ID"
 }

@@ -13,9 +13,9 @@ import (
 // ToolsetPath is the import path of the runtime package whose Toolset a toolset embeds.
 const ToolsetPath = "github.com/typeshift-go/typeshift/toolset"
 
-// Package reads the toolsets that the type-checked files of one package declare. Every declaration it cannot
+// Package reads the toolsets and agents that the type-checked files of one package declare. Every declaration it cannot
 // read is reported to r with its TSH code and left out of the model, so the model holds only what the
-// generator can write. It returns a package with no toolsets when there is nothing to generate.
+// generator can write. It returns a package with no toolsets and no agents when there is nothing to generate.
 func Package(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info, r Reporter) *model.Package {
 	if r == nil {
 		r = Discard
@@ -38,6 +38,7 @@ func Package(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *t
 	p.indexSyntax()
 	p.readToolsets()
 	p.checkNames()
+	p.readAgents()
 	return p.out
 }
 

@@ -1,0 +1,418 @@
+package parse
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/internal/model"
+)
+
+// AgentPath is the import path of the runtime package whose Agent an agent embeds.
+const AgentPath = "github.com/typeshift-go/typeshift/agent"
+
+// The settings names of the chat options, in the order the generated code lists them (agent.OptionProvider and
+// the others).
+var chatOptions = []string{"provider", "model", "temperature", "top_p", "max_tokens", "seed", "stop"}
+
+// optionOf maps the Agent methods that set a chat option to the option's settings name.
+var optionOf = map[string]string{
+	"WithModel":       "model",
+	"WithTemperature": "temperature",
+	"WithTopP":        "top_p",
+	"WithMaxTokens":   "max_tokens",
+	"WithSeed":        "seed",
+	"WithStop":        "stop",
+}
+
+// readAgents finds every named struct type that embeds agent.Agent directly and reads its Declare method. Calls
+// of agent.Use and of the Agent's chains anywhere else in the package are reported (TSH014). It runs after
+// readToolsets, so that uses of the package's own toolsets resolve against their models.
+func (p *parser) readAgents() {
+	declares := map[*ast.FuncDecl]bool{}
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range gd.Specs {
+				if fd := p.readAgentType(s.(*ast.TypeSpec)); fd != nil {
+					declares[fd] = true
+				}
+			}
+		}
+	}
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || declares[fd] || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if p.isUse(call) {
+					p.report(call, "TSH014", Error,
+						"agent.Use must be called directly in the agent's Declare method, not in "+fd.Name.Name+": the generator reads only Declare")
+				}
+				return true
+			})
+		}
+	}
+}
+
+// readAgentType reads one type declaration if it is an agent and returns its Declare method's syntax.
+func (p *parser) readAgentType(ts *ast.TypeSpec) *ast.FuncDecl {
+	obj, ok := p.info.Defs[ts.Name].(*types.TypeName)
+	if !ok {
+		return nil
+	}
+	named, ok := obj.Type().(*types.Named)
+	if !ok {
+		return nil
+	}
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	embeds := false
+	for i := range st.NumFields() {
+		if f := st.Field(i); f.Embedded() && isNamed(f.Type(), AgentPath, "Agent") {
+			embeds = true
+		}
+	}
+	if !embeds {
+		return nil
+	}
+	fd := p.declareMethod(named)
+	if fd == nil {
+		// agent.NewHost refuses it with a message of its own; nothing to generate.
+		return nil
+	}
+	a := &model.Agent{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc), Name: obj.Name()}
+	if p.readAgentDeclare(a, fd) {
+		p.out.Agents = append(p.out.Agents, a)
+	}
+	return fd
+}
+
+// agentLink is one call of an agent's chain, outermost last.
+type agentLink struct {
+	call   *ast.CallExpr
+	method string
+}
+
+// readAgentDeclare reads the statements of an agent's Declare method into a. It reports false when the agent
+// cannot be generated.
+func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
+	ok := true
+	handled := map[*ast.CallExpr]bool{}
+	configurable := map[string]bool{}
+	for _, stmt := range fd.Body.List {
+		es, isExpr := stmt.(*ast.ExprStmt)
+		if !isExpr {
+			continue
+		}
+		root, links := p.unwindAgentChain(es.X)
+		if root == nil {
+			continue
+		}
+		handled[root] = true
+		switch {
+		case p.isUse(root):
+			u, good := p.readUse(root, links)
+			ok = ok && good
+			if u != nil {
+				a.Uses = append(a.Uses, u)
+			}
+		default:
+			m := p.agentMethod(root)
+			switch m {
+			case "WithName":
+				if len(root.Args) != 1 {
+					return false // does not compile
+				}
+				s, isConst := p.stringConst(root.Args[0])
+				if !isConst {
+					p.report(root.Args[0], "TSH008", Error, "WithName takes a string constant, so the generator can read the agent's name")
+					ok = false
+					continue
+				}
+				a.Name = s
+			}
+			if opt, isOpt := optionOf[m]; isOpt {
+				for _, l := range links {
+					if l.method == "Configurable" {
+						configurable[opt] = true
+						if opt == "model" {
+							configurable["provider"] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, o := range chatOptions {
+		if configurable[o] {
+			a.Configurable = append(a.Configurable, o)
+		}
+	}
+	// Uses that are not a chain statement of their own cannot be read.
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if call, isCall := n.(*ast.CallExpr); isCall && !handled[call] && p.isUse(call) {
+			p.report(call, "TSH014", Error,
+				"call agent.Use directly in Declare, one statement per use, not in a loop, condition, variable or function literal: the generator reads the chains without running them")
+			ok = false
+		}
+		return true
+	})
+	return ok
+}
+
+// unwindAgentChain returns the innermost call of a chain such as agent.Use[T](a).Exclude(...) or
+// a.WithModel(...).Configurable(), and the calls on it, innermost first. It returns nil for other expressions.
+func (p *parser) unwindAgentChain(e ast.Expr) (*ast.CallExpr, []agentLink) {
+	var links []agentLink
+	e = ast.Unparen(e)
+	for {
+		call, isCall := e.(*ast.CallExpr)
+		if !isCall {
+			return nil, nil
+		}
+		if p.isUse(call) || p.agentMethod(call) != "" {
+			slices.Reverse(links)
+			return call, links
+		}
+		sel, isSel := call.Fun.(*ast.SelectorExpr)
+		if !isSel || !p.isMethodOf(sel, "ToolsetUse", "OptionBuilder") {
+			return nil, nil
+		}
+		links = append(links, agentLink{call: call, method: sel.Sel.Name})
+		e = ast.Unparen(sel.X)
+	}
+}
+
+// isMethodOf reports whether sel names a method of one of the agent package's types.
+func (p *parser) isMethodOf(sel *ast.SelectorExpr, typeNames ...string) bool {
+	fn, ok := p.info.Uses[sel.Sel].(*types.Func)
+	if !ok {
+		return false
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	t := recv.Type()
+	if ptr, isPtr := t.(*types.Pointer); isPtr {
+		t = ptr.Elem()
+	}
+	for _, n := range typeNames {
+		if isNamed(t, AgentPath, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// agentMethod returns the name of the agent.Agent method call calls, or "".
+func (p *parser) agentMethod(call *ast.CallExpr) string {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || !p.isMethodOf(sel, "Agent") {
+		return ""
+	}
+	return sel.Sel.Name
+}
+
+// useFunc returns the identifier naming agent.Use in a call's function, or nil.
+func (p *parser) useFunc(call *ast.CallExpr) *ast.Ident {
+	fun := ast.Unparen(call.Fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	var id *ast.Ident
+	switch x := fun.(type) {
+	case *ast.SelectorExpr:
+		id = x.Sel
+	case *ast.Ident:
+		id = x
+	default:
+		return nil
+	}
+	fn, ok := p.info.Uses[id].(*types.Func)
+	if !ok || fn.Name() != "Use" || fn.Pkg() == nil || fn.Pkg().Path() != AgentPath {
+		return nil
+	}
+	return id
+}
+
+// isUse reports whether call calls agent.Use.
+func (p *parser) isUse(call *ast.CallExpr) bool { return p.useFunc(call) != nil }
+
+// readUse reads an agent.Use chain. It returns nil and false when the use cannot be generated (reported), and
+// nil and true when the chain does not type-check (the compiler reports it).
+func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetUse, bool) {
+	inst, ok := p.info.Instances[p.useFunc(call)]
+	if !ok || inst.TypeArgs.Len() != 1 {
+		return nil, true
+	}
+	arg := inst.TypeArgs.At(0)
+	base := arg
+	if ptr, isPtr := base.(*types.Pointer); isPtr {
+		base = ptr.Elem()
+	}
+	named, isNamedType := types.Unalias(base).(*types.Named)
+	at := ast.Node(call.Fun)
+	if ix, isIndex := ast.Unparen(call.Fun).(*ast.IndexExpr); isIndex {
+		at = ix.Index
+	}
+	typeName := types.TypeString(arg, func(other *types.Package) string {
+		if other == p.pkg {
+			return ""
+		}
+		return other.Name()
+	})
+	if !isNamedType || !embedsToolsetDirectly(named) || named.Obj().Pkg() == nil {
+		p.report(at, "TSH023", Error, fmt.Sprintf(
+			"agent.Use takes a toolset type, and %s is not one: a toolset embeds toolset.Toolset and declares tools in Declare", typeName))
+		return nil, false
+	}
+	u := &model.ToolsetUse{Toolset: named.Obj().Pkg().Path() + "." + named.Obj().Name()}
+	tools, known := p.toolsOf(named)
+	ok = true
+	for _, l := range links {
+		if l.method != "Include" && l.method != "Exclude" {
+			continue
+		}
+		for _, a := range l.call.Args {
+			method := p.pickedMethod(a, named)
+			if method == "" {
+				p.report(a, "TSH024", Error, fmt.Sprintf(
+					"%s takes method expressions of %s, such as (%s).Method, so that the compiler checks them", l.method, typeName, typeName))
+				ok = false
+				continue
+			}
+			name, isTool := tools[method]
+			if !isTool {
+				msg := fmt.Sprintf("%s is not a tool of %s: pick a method that its Declare adds with AddTool", method, typeName)
+				if !known {
+					msg += fmt.Sprintf(" (the generated code of %s declares no %s; if the tool is new, generate that package first)",
+						named.Obj().Pkg().Path(), model.IDConst(named.Obj().Name(), method))
+				}
+				p.report(a, "TSH024", Error, msg)
+				ok = false
+				continue
+			}
+			if l.method == "Include" {
+				u.Include, u.IncludeNames = append(u.Include, method), append(u.IncludeNames, name)
+			} else {
+				u.Exclude, u.ExcludeNames = append(u.Exclude, method), append(u.ExcludeNames, name)
+			}
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	if named.Obj().Pkg() == p.pkg {
+		u.Configurable = p.configurableTools(named.Obj().Name(), u)
+	}
+	return u, true
+}
+
+// embedsToolsetDirectly reports whether a named struct type embeds toolset.Toolset as a field of its own.
+func embedsToolsetDirectly(named *types.Named) bool {
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		if f := st.Field(i); f.Embedded() && isToolsetType(f.Type()) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolsOf maps the methods of a toolset's tools to their names. A toolset of this package is read from its
+// model; one of another package from the identity constants its generated code declares (model.IDConst), since
+// its syntax is not loaded. known reports the first case, where a missing method is surely not a tool.
+func (p *parser) toolsOf(named *types.Named) (tools map[string]string, known bool) {
+	tools = map[string]string{}
+	obj := named.Obj()
+	if obj.Pkg() == p.pkg {
+		for _, set := range p.out.Toolsets {
+			if set.TypeName == obj.Name() {
+				for _, t := range set.Tools {
+					if !t.Func {
+						tools[t.Method] = t.Name
+					}
+				}
+			}
+		}
+		return tools, true
+	}
+	prefix := obj.Pkg().Path() + "." + obj.Name() + "."
+	mset := types.NewMethodSet(types.NewPointer(named))
+	for i := range mset.Len() {
+		m := mset.At(i).Obj()
+		c, ok := obj.Pkg().Scope().Lookup(model.IDConst(obj.Name(), m.Name())).(*types.Const)
+		if !ok || c.Val().Kind() != constant.String {
+			continue
+		}
+		if id := constant.StringVal(c.Val()); strings.HasPrefix(id, prefix) {
+			tools[m.Name()] = strings.TrimPrefix(id, prefix)
+		}
+	}
+	return tools, false
+}
+
+// pickedMethod returns the name of the method a pick's method expression names, when it is a method of the
+// toolset type, or "".
+func (p *parser) pickedMethod(e ast.Expr, named *types.Named) string {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return ""
+	}
+	s := p.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodExpr {
+		return ""
+	}
+	recv := s.Recv()
+	if ptr, isPtr := recv.(*types.Pointer); isPtr {
+		recv = ptr.Elem()
+	}
+	if !types.Identical(recv, named) {
+		return ""
+	}
+	return s.Obj().Name()
+}
+
+// configurableTools lists the tools of a toolset of this package that the use offers and whose settings a
+// tenant may override.
+func (p *parser) configurableTools(typeName string, u *model.ToolsetUse) []model.UseTool {
+	var out []model.UseTool
+	for _, set := range p.out.Toolsets {
+		if set.TypeName != typeName {
+			continue
+		}
+		for _, t := range set.Tools {
+			if t.Settings == nil || len(t.Configurable) == 0 {
+				continue
+			}
+			if len(u.IncludeNames) > 0 && !slices.Contains(u.IncludeNames, t.Name) || slices.Contains(u.ExcludeNames, t.Name) {
+				continue
+			}
+			out = append(out, model.UseTool{Name: t.Name, ID: p.pkg.Path() + "." + typeName + "." + t.Name})
+		}
+	}
+	return out
+}
