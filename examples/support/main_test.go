@@ -30,7 +30,7 @@ func TestRun(t *testing.T) {
 				"tools    search_tickets, get_ticket, close_ticket",
 				"call     search_tickets {\"query\":\"printer\"}",
 				"result   [{\"number\":4711,",
-				"support  Open tickets about printer: #4711 \"Printer prints blank pages\" (open).",
+				"support  Open tickets about \"printer\": #4711 \"Printer prints blank pages\" (open).",
 				"approval close_ticket {\"number\":4711,\"reason\":\"The toner cartridge was replaced.\"}",
 				"Approve? [y/n] y",
 				"call     close_ticket {\"number\":4711",

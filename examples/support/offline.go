@@ -64,7 +64,7 @@ func afterResult(msgs []chat.Message, opts *chat.Options) *chat.Response {
 		for i, tk := range found {
 			list[i] = fmt.Sprintf("#%d %q (%s)", tk.Number, tk.Title, tk.Status)
 		}
-		return say(fmt.Sprintf("Open tickets about %s: %s.", topic(text), strings.Join(list, ", ")))
+		return say(fmt.Sprintf("Open tickets about %q: %s.", topic(text), strings.Join(list, ", ")))
 	case "get_ticket":
 		var tk tickets.Ticket
 		_ = json.Unmarshal(r.Result, &tk)
