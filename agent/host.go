@@ -15,6 +15,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/telemetry"
+	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -32,8 +33,17 @@ type Config struct {
 	Client    chat.Client
 	Providers *chat.Providers
 
-	// Settings returns the tenant's stored settings; nil means none.
+	// Settings returns the tenant's stored settings; nil means none, or Store's when Store is set.
 	Settings SettingsSource
+
+	// Store keeps the conversations of runs with a [Conversation] id, and, unless Settings is set, the stored
+	// settings. See docs/conversations.md.
+	Store storage.Store
+	// LeaseTTL is how long a run's claim on its conversation lasts unless renewed; zero means DefaultLeaseTTL.
+	// A crashed process's conversations are free again after it.
+	LeaseTTL time.Duration
+	// Owner names this process in the claims it takes, for people reading the store; "" means host:pid:agent.
+	Owner string
 
 	// Middleware wraps each pass of a run, outermost first, streaming included.
 	Middleware []chat.Middleware
@@ -77,6 +87,7 @@ type Host struct {
 	offer    *toolset.Combined
 	invoker  ToolInvoker
 	exitPlan *toolset.Tool
+	live     liveRuns    // runs holding their conversation, for Steer
 	fixed    chat.Client // Config.Client, instrumented
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
 	// long as the host.
@@ -148,6 +159,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	}
 	h.offer = h.combine()
 	h.invoker = chainTools(h.baseInvoke, cfg.ToolMiddleware)
+	if cfg.Store != nil {
+		h.useStore()
+	}
 	if cfg.Client != nil {
 		// One client whatever the settings say: instrument it once, as the provider the agent names.
 		h.fixed = h.instrument(cfg.Client, ag.chat.provider)
@@ -296,7 +310,12 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	if err != nil {
 		return prepared{}, in, err
 	}
-	return prepared{st: st, client: h.pipeline(st, client), opts: &st.opts}, in, nil
+	// The conversation comes last: nothing after it can fail and leave it claimed.
+	conv, err := h.openConversation(ctx, st, &in)
+	if err != nil {
+		return prepared{}, in, err
+	}
+	return prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.opts}, in, nil
 }
 
 // client returns the provider's client for a run, instrumented: Config.Client, or the one Config.Providers makes.

@@ -15,11 +15,13 @@ type runInput struct {
 	input      []chat.Message
 	parts      []chat.Part // parts of the user's input message: text and approval answers
 	settingsID string
-	mode       string
-	modeSet    bool
-	settings   json.RawMessage
-	standing   []standingApproval // a sub-agent's caller's standing approvals
-	into       *Result
+	// conversationID names the stored conversation the run continues (see Conversation).
+	conversationID string
+	mode           string
+	modeSet        bool
+	settings       json.RawMessage
+	standing       []standingApproval // a sub-agent's caller's standing approvals
+	into           *Result
 }
 
 // Text adds text to the user's input message.

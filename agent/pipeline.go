@@ -4,23 +4,34 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 
 // pipeline builds one run's chain of chat.Client decorators, outermost first:
 //
-//	(the conversation: the storage layer adds it here, outermost, when a run has a conversation id)
+//	the conversation          claims, loads and ends a run's stored conversation (conversation.go)
 //	run middleware            Config.Middleware, around each pass
 //	context providers         instructions, messages and tools on a copy of the options
 //	approval and modes        binds answers, decides requests, restricts tools in plan mode
 //	author names              the agent's name on every message
 //	the tool loop             model calls and tool calls, bounded by the run's budget
-//	Config.Inner              checkpoints and compaction belong here
+//	checkpoints               each step stored before the next model call (checkpoint.go)
+//	Config.Inner              compaction belongs here, below the checkpoints
 //	unique call ids           repeated call ids made unique
 //	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
-func (h *Host) pipeline(st *runState, provider chat.Client) chat.Client {
+//
+// conv is nil for a run without a conversation, which has neither the conversation nor the checkpoints.
+func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
 	st.ids = uniqueCallIDs{next: provider}
-	st.loop = toolLoop{next: chat.Chain(&st.ids, h.cfg.Inner...), st: st}
+	inner := chat.Chain(&st.ids, h.cfg.Inner...)
+	if conv != nil {
+		inner = &checkpoint{next: inner, conv: conv}
+	}
+	st.loop = toolLoop{next: inner, st: st}
 	st.authors = authorNames{next: &st.loop, name: st.name}
 	st.approvals = approvals{next: &st.authors, st: st}
 	var c chat.Client = &st.approvals
 	if len(h.cfg.ContextProviders) > 0 {
 		c = &contextClient{next: c, st: st, providers: h.cfg.ContextProviders}
 	}
-	return runMiddleware(c, h.cfg.Middleware)
+	c = runMiddleware(c, h.cfg.Middleware)
+	if conv != nil {
+		c = &conversationClient{next: c, conv: conv}
+	}
+	return c
 }

@@ -1,0 +1,263 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"slices"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// checkpoint sits below the tool loop of a run with a conversation, so it sees every model call. Before each call
+// it stores the messages the run added since the last one (tool results, and the calls the approval stage ran),
+// then takes in the steering input that arrived and stores it; after each call it stores the response. A crash
+// loses at most the call in flight.
+type checkpoint struct {
+	next chat.Client
+	conv *conversationRun
+}
+
+func (c *checkpoint) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	msgs, err := c.conv.beforeCall(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.next.Respond(ctx, msgs, opts)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	return resp, c.conv.storeResponse(ctx, resp.Messages)
+}
+
+func (c *checkpoint) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		msgs, err := c.conv.beforeCall(ctx, msgs)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		ended := false // by an error or by the consumer: the response is not whole, and is not stored
+		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
+			for u, err := range c.next.Stream(ctx, msgs, opts) {
+				if err != nil {
+					ended = true
+					yield(u, err)
+					return
+				}
+				collect(u, nil)
+				if !yield(u, nil) {
+					ended = true
+					return
+				}
+			}
+		})
+		if ended {
+			return
+		}
+		if err := c.conv.storeResponse(ctx, resp.Messages); err != nil {
+			yield(chat.Update{}, err)
+		}
+	}
+}
+
+// storeResponse stores one model response, with the agent's name on it.
+func (c *conversationRun) storeResponse(ctx context.Context, msgs []chat.Message) error {
+	msgs = slices.Clone(msgs)
+	for i := range msgs {
+		if msgs[i].AuthorName == "" && msgs[i].Role != chat.RoleUser {
+			msgs[i].AuthorName = c.st.name
+		}
+	}
+	e, err := marshalEntry(storage.EntryResponse, msgs)
+	if err == nil {
+		err = c.append(ctx, "storing the response", e)
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	c.learn(msgs)
+	return nil
+}
+
+// fail ends the run when a step cannot be stored: going on would leave the stored conversation behind what the
+// model and the tools did.
+func (c *conversationRun) fail(err error) error {
+	if _, ok := err.(*ConversationError); !ok {
+		err = &ConversationError{ConversationID: c.id, Op: "storing a step", Err: err}
+	}
+	c.cancel(err)
+	return err
+}
+
+// beforeCall stores the run's new messages, tool results first and then the steering input it takes in, and
+// returns the messages for the model call: msgs with the steering input taken in so far, each after the message
+// it followed when it arrived.
+func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) ([]chat.Message, error) {
+	var entries []storage.Entry
+	tail := c.unstored(msgs)
+	if len(tail) > 0 {
+		e, err := marshalEntry(storage.EntryToolResults, tail)
+		if err != nil {
+			return nil, c.fail(err)
+		}
+		entries = append(entries, e)
+	}
+	c.steerMu.Lock()
+	steer := c.steering
+	c.steering = nil
+	c.steerMu.Unlock()
+	if len(steer) > 0 {
+		e, err := marshalEntry(storage.EntrySteering, steer)
+		if err != nil {
+			return nil, c.fail(err)
+		}
+		e.Author = "user"
+		entries = append(entries, e)
+	}
+	if len(entries) > 0 {
+		if err := c.append(ctx, "storing the tool results", entries...); err != nil {
+			if len(steer) > 0 {
+				c.steerMu.Lock()
+				c.steering = append(steer, c.steering...)
+				c.steerMu.Unlock()
+			}
+			return nil, c.fail(err)
+		}
+		c.learn(tail)
+	}
+	if len(steer) > 0 && len(msgs) > 0 {
+		c.anchors = append(c.anchors, anchor{after: msgKey(msgs[len(msgs)-1]), msgs: steer})
+	}
+	if len(c.anchors) == 0 {
+		return msgs, nil
+	}
+	out := make([]chat.Message, 0, len(msgs)+len(c.anchors))
+	placed := 0
+	for _, m := range msgs {
+		out = append(out, m)
+		k := msgKey(m)
+		for _, a := range c.anchors {
+			if a.after == k {
+				out = append(out, a.msgs...)
+				placed++
+			}
+		}
+	}
+	if placed < len(c.anchors) {
+		// The message a steering input followed is gone (the approval stage leaves approval parts out): the input
+		// goes at the end rather than being lost.
+		for _, a := range c.anchors {
+			if !slices.ContainsFunc(msgs, func(m chat.Message) bool { return msgKey(m) == a.after }) {
+				out = append(out, a.msgs...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// anchor is steering input taken in, placed after the message with the key after.
+type anchor struct {
+	after string
+	msgs  []chat.Message
+}
+
+// msgKey identifies a message of a run well enough to find it again in a later call: its role, its first call or
+// result ID, and its text.
+func msgKey(m chat.Message) string {
+	k := string(m.Role)
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case chat.ToolCall:
+			return k + "\x00c" + p.ID
+		case chat.ToolResult:
+			return k + "\x00r" + p.CallID
+		}
+	}
+	return k + "\x00t" + m.Text()
+}
+
+// unstored returns the messages at the end of msgs that the run added and has not stored: tool messages with a
+// result not stored yet, and assistant messages whose calls were not stored (the calls the approval stage ran).
+// It looks back from the end to the first message that is surely stored: a user message, an assistant message
+// without calls, or a tool message whose results are all stored. Model responses, stored as they arrived, are
+// skipped.
+func (c *conversationRun) unstored(msgs []chat.Message) []chat.Message {
+	var out []chat.Message
+scan:
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		switch m.Role {
+		case chat.RoleTool:
+			stored := true
+			for _, p := range m.Parts {
+				if r, ok := p.(chat.ToolResult); ok && !c.knownResults[r.CallID] {
+					stored = false
+				}
+			}
+			if stored {
+				break scan
+			}
+			out = append(out, m)
+		case chat.RoleAssistant:
+			calls, known := 0, 0
+			for _, p := range m.Parts {
+				if tc, ok := p.(chat.ToolCall); ok {
+					calls++
+					if c.knownCalls[tc.ID] {
+						known++
+					}
+				}
+			}
+			switch {
+			case calls == 0:
+				break scan
+			case known == 0:
+				m = withAuthor(m, c.st.name)
+				out = append(out, m)
+			}
+		default:
+			break scan
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+func withAuthor(m chat.Message, name string) chat.Message {
+	if m.AuthorName == "" {
+		m.AuthorName = name
+	}
+	return m
+}
+
+// useStore wires Config.Store into the host: its settings become the middle settings layer, unless
+// Config.Settings says otherwise, and calls that needed approval are marked as started before they run.
+func (h *Host) useStore() {
+	if h.cfg.Settings == nil {
+		h.cfg.Settings = StoredSettings(h.cfg.Store)
+	}
+	next := h.invoker
+	h.invoker = func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {
+		if tool.RequiresApproval {
+			if c, ok := ctx.Value(convKey{h}).(*conversationRun); ok {
+				if err := c.markStarted(ctx, tool, call); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return next(ctx, tool, call)
+	}
+}
+
+// markStarted stores that an approved call is about to run, so that no later run runs it again.
+func (c *conversationRun) markStarted(ctx context.Context, tool *toolset.Tool, call *toolset.Call) error {
+	id := toolID(tool)
+	s := startedCall{RequestID: requestID(chat.ToolCall{ID: call.ID, Name: call.Name, Arguments: call.Arguments}, id), CallID: call.ID, ToolID: id}
+	if err := c.append(ctx, "marking an approved call as started", jsonEntry(storage.EntryApprovalAnswers, startedData{Started: []startedCall{s}})); err != nil {
+		return c.fail(err)
+	}
+	return nil
+}

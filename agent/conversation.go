@@ -1,0 +1,425 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// DefaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
+// zero. A run renews it every third of it; a crashed process's conversation is free again after it.
+const DefaultLeaseTTL = 30 * time.Second
+
+// Errors of a run with a conversation that callers branch on with errors.Is.
+var (
+	// ErrNoStore reports a run with a conversation on a host without Config.Store.
+	ErrNoStore = errors.New("agent: a run with a conversation needs Config.Store")
+	// ErrNoSettingsID reports a run with a conversation but no settings id: conversations belong to a tenant,
+	// and there is no default one.
+	ErrNoSettingsID = errors.New("agent: a run with a conversation needs a settings id")
+	// ErrHistoryWithConversation reports a run given both Messages and a conversation: the store keeps the
+	// conversation's history, so the caller passes only the new input.
+	ErrHistoryWithConversation = errors.New("agent: Messages and Conversation cannot be combined: the store keeps the history")
+)
+
+// ConversationError reports what failed in the conversation layer of a run: claiming the conversation, loading
+// it, or storing a step. It wraps the store's error, so errors.Is(err, storage.ErrConversationBusy) tells a
+// conversation that has a live run, and errors.As finds a *storage.CorruptEntryError.
+type ConversationError struct {
+	ConversationID string
+	// Op says what the run was doing, such as "claiming the conversation" or "storing the tool results".
+	Op  string
+	Err error
+}
+
+func (e *ConversationError) Error() string {
+	return fmt.Sprintf("conversation %q: %s: %v", e.ConversationID, e.Op, e.Err)
+}
+
+func (e *ConversationError) Unwrap() error { return e.Err }
+
+// Conversation runs in the conversation with this id, kept by Config.Store: the run claims it, continues from
+// its stored history, mode and standing approvals, stores each step, and binds the input's approval answers to
+// the requests the conversation left open. Pass the new input only, never [Messages]. See docs/conversations.md.
+func Conversation(id string) RunOption { return func(r *runInput) { r.conversationID = id } }
+
+// convKey finds a run's conversation in the context of its tool calls; keyed by host, so a sub-agent's run on
+// another host never writes to its caller's conversation.
+type convKey struct{ h *Host }
+
+// conversationRun is one run's hold on its conversation: the claim, what the run stored, and where its steering
+// input goes.
+type conversationRun struct {
+	h          *Host
+	st         *runState
+	store      storage.ConversationStore
+	settingsID string
+	id         string
+	ttl        time.Duration
+	input      []chat.Message // the run's input, stored when it starts
+
+	mu      sync.Mutex // guards claim, which the renewal updates
+	claim   storage.Claim
+	cancel  context.CancelCauseFunc
+	started bool          // the run's start is stored
+	stopped chan struct{} // closed to stop the renewal and the watch
+	done    sync.WaitGroup
+
+	// What the run has stored: the tail scan of the checkpoint stores only messages these do not hold.
+	knownCalls, knownResults map[string]bool
+
+	steerMu  sync.Mutex
+	steering []chat.Message // received, not yet taken in
+	anchors  []anchor       // taken in, and where they go in each later call
+
+	pub *publisher // a streaming run's updates, to watchers
+}
+
+// openConversation claims the run's conversation, loads it, and puts its history before the run's input. It
+// returns nil when the run has no conversation.
+func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedInput) (*conversationRun, error) {
+	ri := &st.input
+	id := ri.conversationID
+	if id == "" {
+		return nil, nil
+	}
+	switch {
+	case h.cfg.Store == nil:
+		return nil, ErrNoStore
+	case ri.settingsID == "":
+		return nil, ErrNoSettingsID
+	case len(ri.history) > 0:
+		return nil, ErrHistoryWithConversation
+	}
+	ttl := h.cfg.LeaseTTL
+	if ttl <= 0 {
+		ttl = DefaultLeaseTTL
+	}
+	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: ri.settingsID, id: id, ttl: ttl,
+		input: in.msgs, stopped: make(chan struct{})}
+	claim, err := c.store.Claim(ctx, c.settingsID, id, h.owner(), ttl)
+	if err != nil {
+		return nil, &ConversationError{ConversationID: id, Op: "claiming the conversation", Err: err}
+	}
+	c.claim = claim
+	ok := false
+	defer func() {
+		if !ok {
+			c.close()
+		}
+	}()
+	// Watch before loading, so that steering sent from another process from now on reaches the run.
+	if err := c.watchSteering(ctx); err != nil {
+		return nil, &ConversationError{ConversationID: id, Op: "watching for steering input", Err: err}
+	}
+	entries, err := c.store.Load(ctx, c.settingsID, id)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
+	}
+	l, err := buildHistory(id, entries)
+	if err != nil {
+		return nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
+	}
+	if err := l.checkAnswers(in.msgs); err != nil {
+		return nil, err
+	}
+	if !ri.modeSet {
+		st.mode, st.run.Mode = l.mode, l.mode
+	}
+	st.standing = append(l.standing, st.standing...)
+
+	in.msgs = append(l.msgs, in.msgs...)
+	in.nIn = len(in.msgs)
+	c.knownCalls, c.knownResults = map[string]bool{}, map[string]bool{}
+	c.learn(in.msgs)
+	h.live.add(c)
+	ok = true
+	return c, nil
+}
+
+// owner names the process and agent holding a claim, for people reading the store.
+func (h *Host) owner() string {
+	if h.cfg.Owner != "" {
+		return h.cfg.Owner
+	}
+	host, _ := os.Hostname()
+	return host + ":" + strconv.Itoa(os.Getpid()) + ":" + h.decl.Name
+}
+
+// learn records the calls and results of msgs as stored.
+func (c *conversationRun) learn(msgs []chat.Message) {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ToolCall:
+				c.knownCalls[p.ID] = true
+			case chat.ToolResult:
+				c.knownResults[p.CallID] = true
+			}
+		}
+	}
+}
+
+// append stores entries under the run's claim, stamped with the run, the agent and the author.
+func (c *conversationRun) append(ctx context.Context, op string, entries ...storage.Entry) error {
+	for i := range entries {
+		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
+		if entries[i].Author == "" {
+			entries[i].Author = c.st.name
+		}
+	}
+	c.mu.Lock()
+	claim := c.claim
+	c.mu.Unlock()
+	if _, err := c.store.Append(ctx, claim, entries...); err != nil {
+		return &ConversationError{ConversationID: c.id, Op: op, Err: err}
+	}
+	return nil
+}
+
+// begin stores the start of the run and its input, and starts renewing the lease. The returned context ends
+// when the lease is lost.
+func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
+	ctx, c.cancel = context.WithCancelCause(ctx)
+	ctx = context.WithValue(ctx, convKey{c.h}, c)
+	start := jsonEntry(storage.EntryRunStart, runStartData{Mode: c.st.mode})
+	input, err := marshalEntry(storage.EntryInput, c.input)
+	if err != nil {
+		return ctx, &ConversationError{ConversationID: c.id, Op: "storing the input", Err: err}
+	}
+	input.Author = "user"
+	entries := []storage.Entry{start}
+	if len(c.input) > 0 {
+		entries = append(entries, input)
+	}
+	if err := c.append(ctx, "storing the input", entries...); err != nil {
+		return ctx, err
+	}
+	c.started = true
+	c.done.Add(1)
+	go c.renew()
+	return ctx, nil
+}
+
+// renew keeps the claim alive while the run lasts. When the claim is lost, the run is cancelled: another run may
+// own the conversation now.
+func (c *conversationRun) renew() {
+	defer c.done.Done()
+	t := time.NewTicker(c.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stopped:
+			return
+		case <-t.C:
+		}
+		c.mu.Lock()
+		claim := c.claim
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), c.ttl/3)
+		renewed, err := c.store.Renew(ctx, claim, c.ttl)
+		cancel()
+		switch {
+		case err == nil:
+			c.mu.Lock()
+			c.claim = renewed
+			c.mu.Unlock()
+		case errors.Is(err, storage.ErrClaimLost):
+			c.cancel(&ConversationError{ConversationID: c.id, Op: "renewing the lease", Err: err})
+			return
+		}
+		// Other failures may pass: the next tick tries again, and Append refuses once the lease has expired.
+	}
+}
+
+// finishTimeout bounds storing the end of a run whose context has ended.
+const finishTimeout = 10 * time.Second
+
+// end stores what the run left unstored (the last tool results), its pending approval requests and its end, then
+// releases the conversation. It returns the run's error, or what failed in storing.
+func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *chat.Response, runErr error) error {
+	if runErr != nil && c.cancel != nil {
+		if cause := context.Cause(ctx); cause != nil && errors.Is(runErr, context.Canceled) && !errors.Is(cause, context.Canceled) {
+			runErr = cause // the lease was lost, or a step could not be stored
+		}
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	var storeErr error
+	if c.started { // begin stored the start: store the end
+		all := msgs
+		var out []chat.Message
+		if resp != nil {
+			all = append(slices.Clip(msgs), resp.Messages...)
+			out = resp.Messages
+		}
+		var entries []storage.Entry
+		if tail := c.unstored(all); len(tail) > 0 {
+			e, err := marshalEntry(storage.EntryToolResults, tail)
+			if err == nil {
+				entries = append(entries, e)
+			}
+		}
+		if reqs := openRequests(out); len(c.st.pending) > 0 && len(reqs) > 0 {
+			parts := make([]chat.Part, len(reqs))
+			for i, r := range reqs {
+				parts[i] = r
+			}
+			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.name, Parts: parts}})
+			if err == nil {
+				entries = append(entries, e)
+			}
+		}
+		endData := runEndData{Mode: c.st.mode, Standing: fromStanding(c.st.standing), Pending: len(c.st.pending)}
+		if runErr != nil {
+			endData.Error = runErr.Error()
+		}
+		entries = append(entries, jsonEntry(storage.EntryRunEnd, endData))
+		storeErr = c.append(wctx, "storing the end of the run", entries...)
+	}
+	if c.cancel != nil {
+		c.cancel(nil)
+	}
+	if c.pub != nil {
+		c.pub.close()
+	}
+	if err := c.close(); err != nil && storeErr == nil {
+		storeErr = err
+	}
+	if runErr != nil {
+		if storeErr != nil {
+			return errors.Join(runErr, storeErr)
+		}
+		return runErr
+	}
+	return storeErr
+}
+
+// close stops the renewal and the watch and releases the claim.
+func (c *conversationRun) close() error {
+	select {
+	case <-c.stopped:
+		return nil
+	default:
+		close(c.stopped)
+	}
+	c.done.Wait()
+	c.h.live.remove(c)
+	c.mu.Lock()
+	claim := c.claim
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+	defer cancel()
+	if err := c.store.Release(ctx, claim); err != nil && !errors.Is(err, storage.ErrClaimLost) {
+		return &ConversationError{ConversationID: c.id, Op: "releasing the conversation", Err: err}
+	}
+	return nil
+}
+
+// openRequests returns the approval requests of msgs whose calls have no result there.
+func openRequests(msgs []chat.Message) []chat.ApprovalRequest {
+	var out []chat.ApprovalRequest
+	for _, r := range requestsIn(msgs) {
+		if !hasResult(msgs, r.Call.ID) && !slices.ContainsFunc(out, func(o chat.ApprovalRequest) bool { return o.ID == r.ID }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func hasResult(msgs []chat.Message, callID string) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(chat.ToolResult); ok && r.CallID == callID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// conversationClient is the outermost stage of a run with a conversation: it stores the run's start and input,
+// keeps the claim while the run lasts, publishes a streaming run's updates, and stores the run's end.
+type conversationClient struct {
+	next chat.Client
+	conv *conversationRun
+}
+
+func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	ctx, err := c.conv.begin(ctx)
+	if err != nil {
+		return nil, c.conv.end(ctx, msgs, nil, err)
+	}
+	resp, err := c.next.Respond(ctx, msgs, opts)
+	return resp, c.conv.end(ctx, msgs, resp, err)
+}
+
+func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		ctx, err := c.conv.begin(ctx)
+		if err != nil {
+			yield(chat.Update{}, c.conv.end(ctx, msgs, nil, err))
+			return
+		}
+		c.conv.pub = newPublisher(c.conv)
+		var runErr error
+		stopped := false
+		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
+			for u, err := range c.next.Stream(ctx, msgs, opts) {
+				if err != nil {
+					runErr = err
+					return
+				}
+				collect(u, nil)
+				c.conv.pub.send(u)
+				if !yield(u, nil) {
+					stopped = true
+					return
+				}
+			}
+		})
+		err = c.conv.end(ctx, msgs, resp, runErr)
+		if err != nil && !stopped {
+			yield(chat.Update{}, err)
+		}
+	}
+}
+
+// liveRuns are a host's runs that hold their conversation now, for Steer.
+type liveRuns struct {
+	mu   sync.Mutex
+	runs map[[2]string]*conversationRun
+}
+
+func (l *liveRuns) add(c *conversationRun) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.runs == nil {
+		l.runs = map[[2]string]*conversationRun{}
+	}
+	l.runs[[2]string{c.settingsID, c.id}] = c
+}
+
+func (l *liveRuns) remove(c *conversationRun) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := [2]string{c.settingsID, c.id}
+	if l.runs[k] == c {
+		delete(l.runs, k)
+	}
+}
+
+func (l *liveRuns) get(settingsID, id string) *conversationRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.runs[[2]string{settingsID, id}]
+}

@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// The data of the entries a conversation's runs write (see docs/conversations.md). Input, responses, tool results,
+// steering input and approval requests hold a JSON array of messages (chat.MarshalMessages); the others hold the
+// objects below.
+
+// runStartData is the data of an EntryRunStart.
+type runStartData struct {
+	Mode string `json:"mode"`
+}
+
+// runEndData is the data of an EntryRunEnd: what the next run resumes from.
+type runEndData struct {
+	Mode     string         `json:"mode"`
+	Standing []standingData `json:"standing,omitempty"`
+	Pending  int            `json:"pending,omitempty"`
+	Error    string         `json:"error,omitempty"`
+}
+
+// summaryData is the data of an EntrySummary: the messages that stand for everything before it, and the mode and
+// standing approvals a later run would otherwise not find, since it reads nothing before the summary.
+type summaryData struct {
+	Messages []chat.Message `json:"messages"`
+	Mode     string         `json:"mode"`
+	Standing []standingData `json:"standing,omitempty"`
+}
+
+// standingData is a standing approval as stored.
+type standingData struct {
+	ToolID string `json:"tool_id"`
+	Args   string `json:"args,omitempty"`
+}
+
+// startedData is the data of the EntryApprovalAnswers a run writes just before it runs a call that needed
+// approval: once it is stored, no later run runs that call again.
+type startedData struct {
+	Started []startedCall `json:"started"`
+}
+
+type startedCall struct {
+	RequestID string `json:"request_id"`
+	CallID    string `json:"call_id"`
+	ToolID    string `json:"tool_id,omitempty"`
+}
+
+// interruptedText answers a call that needed approval, started, and whose result was never stored because the
+// run stopped (a crash, a lost store). It is not run again: it may have taken effect.
+const interruptedText = "The run stopped while this tool call was running, so its result was lost. It may or may not " +
+	"have taken effect, and it was not run again: check before repeating it."
+
+// loaded is a conversation as the next run sees it.
+type loaded struct {
+	msgs     []chat.Message
+	mode     string
+	standing []standingApproval
+	// closed holds the IDs of the approval requests that were answered and whose calls have a result: an answer
+	// to one of them is an error (ApprovalClosed).
+	closed map[string]bool
+}
+
+func toStanding(s []standingData) []standingApproval {
+	out := make([]standingApproval, len(s))
+	for i, d := range s {
+		out[i] = standingApproval{toolID: d.ToolID, args: d.Args}
+	}
+	return out
+}
+
+func fromStanding(s []standingApproval) []standingData {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]standingData, 0, len(s))
+	for _, a := range s {
+		d := standingData{ToolID: a.toolID, Args: a.args}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// corrupt reports an entry the run cannot use, naming the conversation and the entry, as the store does.
+func corrupt(conversationID string, e storage.Entry, err error) error {
+	return &storage.CorruptEntryError{ConversationID: conversationID, Seq: e.Seq, Err: fmt.Errorf("%s entry: %w", e.Type, err)}
+}
+
+// buildHistory rebuilds what the next run sends the model from the entries since the last summary. The history
+// holds no call without a result (a call whose result was never stored is dropped, so the model decides again),
+// no approval answer (each was bound in its own run), no approval request whose call has a result, and no error
+// of a run. A call that needed approval, started and has no stored result gets a result saying so
+// (interruptedText): it never runs twice. The open approval requests stay, for the run's answers to bind to.
+func buildHistory(conversationID string, entries []storage.Entry) (*loaded, error) {
+	l := &loaded{closed: map[string]bool{}}
+	var msgs []chat.Message
+	started := map[string]startedCall{} // by call ID
+	for _, e := range entries {
+		switch e.Type {
+		case storage.EntryInput, storage.EntryResponse, storage.EntryToolResults, storage.EntrySteering, storage.EntryApprovalRequests:
+			m, err := chat.UnmarshalMessages(e.Data)
+			if err != nil {
+				return nil, corrupt(conversationID, e, err)
+			}
+			msgs = append(msgs, m...)
+		case storage.EntryRunStart:
+		case storage.EntryRunEnd:
+			var d runEndData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return nil, corrupt(conversationID, e, err)
+			}
+			l.mode, l.standing = d.Mode, toStanding(d.Standing)
+		case storage.EntrySummary:
+			var d summaryData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return nil, corrupt(conversationID, e, err)
+			}
+			msgs = slices.Clone(d.Messages)
+			l.mode, l.standing = d.Mode, toStanding(d.Standing)
+		case storage.EntryApprovalAnswers:
+			var d startedData
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return nil, corrupt(conversationID, e, err)
+			}
+			for _, s := range d.Started {
+				started[s.CallID] = s
+				l.closed[s.RequestID] = true
+			}
+		default:
+			return nil, corrupt(conversationID, e, fmt.Errorf("unknown entry type"))
+		}
+	}
+
+	results := map[string]bool{}
+	lastCall := map[string]int{} // call ID -> index of the last message that makes the call
+	for i, m := range msgs {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ToolResult:
+				results[p.CallID] = true
+			case chat.ToolCall:
+				lastCall[p.ID] = i
+			}
+		}
+	}
+
+	// Calls that started and lost their result: answer them where they were made, or where their request was.
+	if len(started) > 0 {
+		var out []chat.Message
+		for i, m := range msgs {
+			var lost []chat.Part
+			for j, p := range m.Parts {
+				var id string
+				switch p := p.(type) {
+				case chat.ToolCall:
+					if lastCall[p.ID] == i {
+						id = p.ID
+					}
+				case chat.ApprovalRequest:
+					if _, made := lastCall[p.Call.ID]; !made {
+						id = p.Call.ID
+						if _, ok := started[id]; ok && !results[id] {
+							m.Parts = slices.Clone(m.Parts)
+							m.Parts[j] = p.Call
+							lastCall[id] = i
+						}
+					}
+				}
+				if _, ok := started[id]; ok && id != "" && !results[id] {
+					results[id] = true
+					lost = append(lost, chat.ToolResult{CallID: id, Error: interruptedText})
+				}
+			}
+			out = append(out, m)
+			if len(lost) > 0 {
+				out = append(out, chat.Message{Role: chat.RoleTool, Parts: lost})
+			}
+		}
+		msgs = out
+	}
+
+	calls := map[string]bool{}
+	out := msgs[:0:0]
+	for i, m := range msgs {
+		var parts []chat.Part
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ApprovalAnswer:
+				continue
+			case chat.ApprovalRequest:
+				if results[p.Call.ID] {
+					l.closed[p.ID] = true
+					continue
+				}
+				if _, ok := started[p.Call.ID]; ok {
+					l.closed[p.ID] = true
+					continue
+				}
+			case chat.ToolCall:
+				// Keep a call once, where it was last made (an approved call is made again when its request is
+				// resolved), and only with its result.
+				if !results[p.ID] || lastCall[p.ID] != i {
+					continue
+				}
+				calls[p.ID] = true
+			case chat.ToolResult:
+				if !calls[p.CallID] {
+					continue // its call is before the summary, or was dropped
+				}
+			}
+			parts = append(parts, p)
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		m.Parts = parts
+		out = append(out, m)
+	}
+	l.msgs = out
+	return l, nil
+}
+
+// checkAnswers returns an error when the input answers a request that closed in an earlier run, or one that the
+// conversation never held (a forged or mistyped ID), before anything of the run is stored.
+func (l *loaded) checkAnswers(input []chat.Message) error {
+	var open []chat.ApprovalRequest
+	for _, m := range input {
+		for _, p := range m.Parts {
+			a, ok := p.(chat.ApprovalAnswer)
+			if !ok {
+				continue
+			}
+			if l.closed[a.RequestID] {
+				return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalClosed}
+			}
+			if open == nil {
+				open = append(requestsIn(l.msgs), requestsIn(input)...)
+			}
+			if !slices.ContainsFunc(open, func(r chat.ApprovalRequest) bool { return r.ID == a.RequestID }) {
+				return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalUnknown}
+			}
+		}
+	}
+	return nil
+}
+
+// marshalEntry returns an entry of type t holding msgs.
+func marshalEntry(t storage.EntryType, msgs []chat.Message) (storage.Entry, error) {
+	data, err := chat.MarshalMessages(msgs)
+	if err != nil {
+		return storage.Entry{}, fmt.Errorf("encoding %s: %w", t, err)
+	}
+	return storage.Entry{Type: t, Data: data}, nil
+}
+
+// jsonEntry returns an entry of type t holding v.
+func jsonEntry(t storage.EntryType, v any) storage.Entry {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// The values are the package's own structs of strings and ints: they always encode.
+		data = []byte("null")
+	}
+	return storage.Entry{Type: t, Data: data}
+}

@@ -1,0 +1,201 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// ErrWatchBehind ends a Watch whose reader fell too far behind the run's updates. Load the conversation and watch
+// again.
+var ErrWatchBehind = errors.New("agent: the watcher fell behind the run's updates")
+
+// event is what runs and Steer publish to a conversation's watchers, as JSON: a streaming run's update, or
+// steering input for the conversation's live run.
+type event struct {
+	// Kind is "update" or "steer".
+	Kind string `json:"kind"`
+	// Run is the run that published an update.
+	Run    string          `json:"run,omitempty"`
+	Update *updateJSON     `json:"update,omitempty"`
+	Steer  json.RawMessage `json:"steer,omitempty"` // a JSON array of messages
+}
+
+type updateJSON struct {
+	ResponseID   string            `json:"response_id,omitempty"`
+	Model        string            `json:"model,omitempty"`
+	FinishReason chat.FinishReason `json:"finish_reason,omitempty"`
+	// Message holds the role, the author and the parts.
+	Message chat.Message `json:"message"`
+}
+
+func encodeUpdate(runID string, u chat.Update) ([]byte, error) {
+	return json.Marshal(event{Kind: "update", Run: runID, Update: &updateJSON{
+		ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason,
+		Message: chat.Message{Role: u.Role, AuthorName: u.AuthorName, Parts: u.Parts},
+	}})
+}
+
+// Watch returns the updates of the conversation's streaming runs ([Host.RunStream]) as they happen, from now
+// until ctx ends, whichever process runs them: in the process through the store's Publish and Watch, and across
+// processes through the store (Postgres LISTEN/NOTIFY). A run's last update carries its finish reason. Updates
+// published before Watch was called are not seen: load the conversation for those. A watcher that falls too far
+// behind gets ErrWatchBehind.
+func (h *Host) Watch(ctx context.Context, settingsID, conversationID string) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		if h.cfg.Store == nil {
+			yield(chat.Update{}, ErrNoStore)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ch, err := h.cfg.Store.Watch(ctx, settingsID, conversationID)
+		if err != nil {
+			yield(chat.Update{}, &ConversationError{ConversationID: conversationID, Op: "watching", Err: err})
+			return
+		}
+		for data := range ch {
+			var ev event
+			if err := json.Unmarshal(data, &ev); err != nil {
+				if !yield(chat.Update{}, &ConversationError{ConversationID: conversationID, Op: "reading an event", Err: err}) {
+					return
+				}
+				continue
+			}
+			if ev.Kind != "update" || ev.Update == nil {
+				continue
+			}
+			u := ev.Update
+			if !yield(chat.Update{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason,
+				Role: u.Message.Role, AuthorName: u.Message.AuthorName, Parts: u.Message.Parts}, nil) {
+				return
+			}
+		}
+		if ctx.Err() == nil {
+			yield(chat.Update{}, ErrWatchBehind)
+		}
+	}
+}
+
+// publisher sends a streaming run's updates to the conversation's watchers in order, from a goroutine of its own,
+// so that a slow store (a NOTIFY per update) does not hold up the run. Watching is best effort: an update that
+// cannot be published is dropped, never an error of the run.
+type publisher struct {
+	c    *conversationRun
+	ch   chan chat.Update
+	done sync.WaitGroup
+}
+
+// publishBuffer is how many updates may wait for the store; beyond it the run waits.
+const publishBuffer = 256
+
+func newPublisher(c *conversationRun) *publisher {
+	p := &publisher{c: c, ch: make(chan chat.Update, publishBuffer)}
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		ctx := context.Background()
+		for u := range p.ch {
+			data, err := encodeUpdate(c.st.run.RunID, u)
+			if err != nil {
+				continue
+			}
+			_ = c.store.Publish(ctx, c.settingsID, c.id, data)
+		}
+	}()
+	return p
+}
+
+func (p *publisher) send(u chat.Update) { p.ch <- u }
+
+// close waits until every update is published.
+func (p *publisher) close() {
+	close(p.ch)
+	p.done.Wait()
+}
+
+// Steer sends msg to the live run of the conversation, which takes it in before its next model call and stores
+// it as steering input. The run may be in this process or, through the store, in another one that shares it
+// (Postgres). It fails with an error wrapping ErrNotRunning when no run holds the conversation. Across processes
+// delivery is best effort: a run that ends before its next model call does not take the input in. The stored
+// conversation shows what was taken in.
+func (h *Host) Steer(ctx context.Context, settingsID, conversationID string, msg chat.Message) error {
+	if h.cfg.Store == nil {
+		return ErrNoStore
+	}
+	if msg.Role == "" {
+		msg.Role = chat.RoleUser
+	}
+	if c := h.live.get(settingsID, conversationID); c != nil {
+		c.takeSteering([]chat.Message{msg})
+		return nil
+	}
+	// No run of this host holds it: find out whether any run does, by trying to claim it.
+	claim, err := h.cfg.Store.Claim(ctx, settingsID, conversationID, h.owner()+":steer", DefaultLeaseTTL)
+	switch {
+	case err == nil:
+		_ = h.cfg.Store.Release(ctx, claim)
+		return fmt.Errorf("conversation %q: %w", conversationID, ErrNotRunning)
+	case !errors.Is(err, storage.ErrConversationBusy):
+		return &ConversationError{ConversationID: conversationID, Op: "steering", Err: err}
+	}
+	data, err := chat.MarshalMessages([]chat.Message{msg})
+	if err != nil {
+		return fmt.Errorf("steering conversation %q: %w", conversationID, err)
+	}
+	ev, _ := json.Marshal(event{Kind: "steer", Steer: data})
+	if err := h.cfg.Store.Publish(ctx, settingsID, conversationID, ev); err != nil {
+		return &ConversationError{ConversationID: conversationID, Op: "steering", Err: err}
+	}
+	return nil
+}
+
+// ErrNotRunning reports steering input for a conversation that has no live run.
+var ErrNotRunning = errors.New("agent: no run holds the conversation")
+
+// takeSteering queues input for the run's next model call.
+func (c *conversationRun) takeSteering(msgs []chat.Message) {
+	c.steerMu.Lock()
+	c.steering = append(c.steering, msgs...)
+	c.steerMu.Unlock()
+}
+
+// watchSteering follows the conversation's events for the steering input that other processes send.
+func (c *conversationRun) watchSteering(ctx context.Context) error {
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ch, err := c.store.Watch(wctx, c.settingsID, c.id)
+	if err != nil {
+		cancel()
+		return err
+	}
+	c.done.Add(2)
+	go func() {
+		defer c.done.Done()
+		<-c.stopped
+		cancel()
+	}()
+	go func() {
+		defer c.done.Done()
+		for data := range ch {
+			if len(data) < 15 || string(data[:15]) != `{"kind":"steer"` {
+				continue // the updates of streaming runs, this one's included
+			}
+			var ev event
+			if json.Unmarshal(data, &ev) != nil {
+				continue
+			}
+			msgs, err := chat.UnmarshalMessages(ev.Steer)
+			if err != nil {
+				continue
+			}
+			c.takeSteering(msgs)
+		}
+	}()
+	return nil
+}
