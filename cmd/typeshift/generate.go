@@ -124,14 +124,14 @@ func (g *generator) run(ctx context.Context, patterns []string) error {
 }
 
 // write brings the generated file at path up to date with the model: it writes it, or deletes a generated
-// file when the package declares no toolset. It reports whether the file changed (or, with check, would).
+// file when the package declares no toolset and no agent. It reports whether the file changed (or, with check, would).
 func (g *generator) write(path string, pkg *model.Package) (bool, error) {
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	if len(pkg.Toolsets) == 0 {
+	if len(pkg.Toolsets) == 0 && len(pkg.Agents) == 0 {
 		if !exists || !bytes.HasPrefix(old, []byte(emit.Header)) {
 			return false, nil
 		}
@@ -210,7 +210,8 @@ func (g *generator) loaded(pkg *packages.Package) bool {
 // missingGenerated reports whether a type error comes from code that uses the generated methods before they
 // exist.
 func missingGenerated(msg string) bool {
-	for _, s := range []string{"method Tools", "method SourceName", "Tools undefined", "SourceName undefined"} {
+	for _, s := range []string{"method Tools", "method SourceName", "Tools undefined", "SourceName undefined",
+		"method TypeshiftDeclaration", "TypeshiftDeclaration undefined"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
