@@ -9,7 +9,6 @@ import (
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/internal/schema/schematest"
 	"github.com/typeshift-go/typeshift/toolset"
-	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
 // FuzzSearchTickets feeds arbitrary arguments to the generated decoder of search_tickets. It calls Invoke, not
@@ -42,7 +41,7 @@ func FuzzSearchTickets(f *testing.F) {
 			t.Fatalf("%q: schema and encoding/json accept it, the generated decoder says: %v", args, err)
 		}
 		if err != nil {
-			var argErr *tooljson.Error
+			var argErr *toolset.ArgumentError
 			if !errors.As(err, &argErr) {
 				t.Fatalf("%q: an error that is not about the arguments: %v", args, err)
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/internal/schema/schematest"
 	"github.com/typeshift-go/typeshift/toolset"
-	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
 // tools returns the generated tools of a fresh toolset over the sample tickets, by name.
@@ -104,7 +103,7 @@ func TestInvoke(t *testing.T) {
 		// want is the result's JSON; wantErr a part of the message the model reads.
 		want    string
 		wantErr string
-		// bad reports an error about the arguments (a *tooljson.Error) rather than the tool's own.
+		// bad reports an error about the arguments (a *toolset.ArgumentError) rather than the tool's own.
 		bad bool
 	}{
 		{name: "search", tool: "search_tickets", args: `{"query":"printer"}`,
@@ -150,7 +149,7 @@ func TestInvoke(t *testing.T) {
 			is.True(err != nil)
 			t.Logf("the model reads: %v", err)
 			is.True(strings.Contains(err.Error(), tt.wantErr))
-			var argErr *tooljson.Error
+			var argErr *toolset.ArgumentError
 			is.Equal(errors.As(err, &argErr), tt.bad)
 		})
 	}
@@ -236,4 +235,16 @@ func TestToolsAreBuiltOnce(t *testing.T) {
 	for i := range a {
 		is.True(a[i] == b[i]) // the same tools, not rebuilt
 	}
+}
+
+func TestDecodeWithoutCalling(t *testing.T) {
+	is := is.New(t)
+	byName := tools(t, panicky{}) // Decode must not reach the client
+	in, err := byName["close_ticket"].Decode(json.RawMessage(`{"number":4711,"reason":"Done."}`))
+	is.NoErr(err)
+	is.Equal(in, tickets.CloseInput{Number: 4711, Reason: "Done."})
+	_, err = byName["close_ticket"].Decode(json.RawMessage(`{"number":4711}`))
+	var argErr *toolset.ArgumentError
+	is.True(errors.As(err, &argErr))
+	is.Equal(argErr.Message, `missing required property "reason"`)
 }
