@@ -33,8 +33,10 @@ type client struct {
 
 type measureKey struct{ request, response, errorType string }
 
+// measures are the record options of one attribute combination, as one-element slices: passing an option to
+// Record as a fresh variadic slice would allocate that slice at every call.
 type measures struct {
-	duration, input, output metric.RecordOption
+	duration, input, output []metric.RecordOption
 }
 
 // maxMeasures bounds the cache; past it, attributes are built for each call.
@@ -57,9 +59,9 @@ func (c *client) measure(request, response, errorType string) *measures {
 		attrs = append(attrs, ErrorType.String(errorType))
 	}
 	m := &measures{
-		duration: metric.WithAttributeSet(attribute.NewSet(attrs...)),
-		input:    metric.WithAttributeSet(attribute.NewSet(append(attrs, TokenType.String("input"))...)),
-		output:   metric.WithAttributeSet(attribute.NewSet(append(attrs, TokenType.String("output"))...)),
+		duration: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))},
+		input:    []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(attrs, TokenType.String("input"))...))},
+		output:   []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(attrs, TokenType.String("output"))...))},
 	}
 	if c.size.Add(1) <= maxMeasures {
 		c.measures.Store(key, m)
@@ -130,6 +132,11 @@ type call struct {
 	usage  chat.Usage
 	finish chat.FinishReason
 	output []chat.Message
+	// The attributes and options live in the call, which is allocated anyway: slices passed to the tracer's
+	// methods would otherwise be allocated one by one.
+	attrs [10]attribute.KeyValue
+	close [6]attribute.KeyValue // the attributes set at the end
+	opts  [2]trace.SpanStartOption
 }
 
 func (c *client) start(ctx context.Context, msgs []chat.Message, opts *chat.Options) (context.Context, *call) {
@@ -137,12 +144,8 @@ func (c *client) start(ctx context.Context, msgs []chat.Message, opts *chat.Opti
 	if opts != nil {
 		model = opts.Model
 	}
-	name := "chat"
-	if model != "" {
-		name = "chat " + model
-	}
-	attrs := make([]attribute.KeyValue, 0, 10)
-	attrs = append(attrs, OperationName.String("chat"), ProviderName.String(c.provider))
+	k := &call{c: c, reqMod: model}
+	attrs := append(k.attrs[:0], OperationName.String("chat"), ProviderName.String(c.provider))
 	if model != "" {
 		attrs = append(attrs, RequestModel.String(model))
 	}
@@ -169,8 +172,10 @@ func (c *client) start(ctx context.Context, msgs []chat.Message, opts *chat.Opti
 			attrs = append(attrs, SystemInstructions.String(instructionsJSON(opts.Instructions)))
 		}
 	}
-	ctx, span := c.in.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &call{c: c, span: span, start: time.Now(), reqMod: model}
+	k.opts = [2]trace.SpanStartOption{kindClient, trace.WithAttributes(attrs...)}
+	ctx, k.span = c.in.tracer.Start(ctx, c.in.names.of("chat", model), k.opts[:]...)
+	k.start = time.Now()
+	return ctx, k
 }
 
 // collect keeps a streamed answer for the output-messages attribute, joining text deltas.
@@ -201,13 +206,14 @@ func (k *call) end(err error) {
 	elapsed := time.Since(k.start).Seconds()
 	if err != nil {
 		et := ErrorTypeOf(err)
-		span.SetAttributes(ErrorType.String(et))
+		k.close[0] = ErrorType.String(et)
+		span.SetAttributes(k.close[:1]...)
 		span.SetStatus(codes.Error, err.Error())
-		in.duration.Record(context.Background(), elapsed, k.c.measure(k.reqMod, k.model, et).duration)
+		in.duration.Record(context.Background(), elapsed, k.c.measure(k.reqMod, k.model, et).duration...)
 		span.End()
 		return
 	}
-	spanAttrs := make([]attribute.KeyValue, 0, 6)
+	spanAttrs := k.close[:0]
 	if k.model != "" {
 		spanAttrs = append(spanAttrs, ResponseModel.String(k.model))
 	}
@@ -215,7 +221,7 @@ func (k *call) end(err error) {
 		spanAttrs = append(spanAttrs, ResponseID.String(k.id))
 	}
 	if k.finish != "" {
-		spanAttrs = append(spanAttrs, FinishReasons.StringSlice([]string{string(k.finish)}))
+		spanAttrs = append(spanAttrs, finishAttr(k.finish))
 	}
 	spanAttrs = append(spanAttrs, InputTokens.Int64(k.usage.InputTokens), OutputTokens.Int64(k.usage.OutputTokens))
 	if in.capture {
@@ -224,10 +230,10 @@ func (k *call) end(err error) {
 	span.SetAttributes(spanAttrs...)
 	ctx := context.Background()
 	m := k.c.measure(k.reqMod, k.model, "")
-	in.duration.Record(ctx, elapsed, m.duration)
+	in.duration.Record(ctx, elapsed, m.duration...)
 	if k.usage != (chat.Usage{}) {
-		in.tokens.Record(ctx, k.usage.InputTokens, m.input)
-		in.tokens.Record(ctx, k.usage.OutputTokens, m.output)
+		in.tokens.Record(ctx, k.usage.InputTokens, m.input...)
+		in.tokens.Record(ctx, k.usage.OutputTokens, m.output...)
 	}
 	span.End()
 }

@@ -80,6 +80,7 @@ type Instrumentation struct {
 	tokens   metric.Int64Histogram
 	duration metric.Float64Histogram
 	capture  bool
+	names    names // span names by operation and agent or tool
 }
 
 // New returns the instrumentation opts describe. A nil opts is the zero value. Instruments that the meter cannot
