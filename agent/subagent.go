@@ -88,6 +88,15 @@ func AsTool(host *Host, opts ...SubAgentOption) *toolset.Tool {
 	}
 }
 
+// SubAgents offers each host's agent as a tool made by [AsTool] with its defaults, for Config.Tools.
+func SubAgents(hosts ...*Host) toolset.List {
+	l := make(toolset.List, len(hosts))
+	for i, h := range hosts {
+		l[i] = AsTool(h)
+	}
+	return l
+}
+
 // subAgentToolName is ask_ and name in snake case, keeping only what tool names allow.
 func subAgentToolName(name string) string {
 	var b strings.Builder

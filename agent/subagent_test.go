@@ -293,6 +293,19 @@ func TestAsToolCopiesShareDelegate(t *testing.T) {
 	is.Equal(string(results(mainModel.Requests()[1].Messages)["c1"].Result), `"from the helper"`)
 }
 
+func TestSubAgents(t *testing.T) {
+	is := is.New(t)
+	a := namedHost(t, "Billing", chattest.NewScript(), agent.Config{})
+	b := namedHost(t, "Shipping", chattest.NewScript(), agent.Config{})
+	ts, err := agent.SubAgents(a, b).Tools(context.Background(), &toolset.Run{})
+	is.NoErr(err)
+	is.Equal(len(ts), 2)
+	is.Equal(ts[0].Name, "ask_billing")
+	is.Equal(ts[0].State.Delegate, a)
+	is.Equal(ts[1].Name, "ask_shipping")
+	is.Equal(ts[1].State.Delegate, b)
+}
+
 func TestAsToolNames(t *testing.T) {
 	is := is.New(t)
 	for name, want := range map[string]string{
