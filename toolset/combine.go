@@ -11,6 +11,9 @@ import (
 // Combined is a source that offers the tools of several, in declaration order. Make one with [Combine].
 type Combined struct {
 	srcs []Source
+	// top and nested are the path of each source, "tools[i] " at the top and "Combined(...)[i] " inside another
+	// source, made once rather than at every turn.
+	top, nested []string
 }
 
 // Combine offers the tools of every source in srcs, in the order given.
@@ -29,7 +32,12 @@ type Combined struct {
 // is offered, so that several instances of one tool (as a tool-search tool added by several helpers) may be
 // listed without coordination.
 func Combine(srcs ...Source) *Combined {
-	return &Combined{srcs: append([]Source(nil), srcs...)}
+	c := &Combined{srcs: append([]Source(nil), srcs...), top: make([]string, len(srcs)), nested: make([]string, len(srcs))}
+	for i := range srcs {
+		c.top[i] = fmt.Sprintf("tools[%d] ", i)
+		c.nested[i] = fmt.Sprintf("%s[%d] ", nestedLabel, i)
+	}
+	return c
 }
 
 // SourceName returns the source's name in error messages, such as "Combined(Tickets, Reports)".
@@ -43,7 +51,7 @@ func (c *Combined) SourceName() string {
 
 // Tools returns the tools of every source for this turn, or the errors and conflicts found in any of them.
 func (c *Combined) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
-	tr, err := c.collect(ctx, run, "tools")
+	tr, err := c.collect(ctx, run, c.top)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +63,7 @@ func (c *Combined) Tools(ctx context.Context, run *Run) ([]*Tool, error) {
 // uses them to tell a hidden tool ("not available in this run") from one that does not exist. Filters inside a
 // [Wrap] are not seen: its function may offer anything.
 func (c *Combined) ToolsHidden(ctx context.Context, run *Run) (tools []*Tool, hidden []string, err error) {
-	tr, err := c.collect(ctx, run, "tools")
+	tr, err := c.collect(ctx, run, c.top)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,25 +82,24 @@ func (c *Combined) ToolsHidden(ctx context.Context, run *Run) (tools []*Tool, hi
 const nestedLabel = "Combined(...)"
 
 func (c *Combined) trace(ctx context.Context, run *Run) (trail, error) {
-	return c.collect(ctx, run, nestedLabel)
+	return c.collect(ctx, run, c.nested)
 }
 
-// collect asks every source for its tools and their origins, naming them label[i]. It asks all of them even after
-// one fails, so that one error reports every failing source.
-func (c *Combined) collect(ctx context.Context, run *Run, label string) (trail, error) {
+// collect asks every source for its tools and their origins, naming source i by at[i]. It asks all of them even
+// after one fails, so that one error reports every failing source.
+func (c *Combined) collect(ctx context.Context, run *Run, at []string) (trail, error) {
 	var (
 		out  trail
 		errs []error
 	)
 	for i, src := range c.srcs {
-		at := fmt.Sprintf("%s[%d]", label, i)
-		under := func(p string) string { return at + " " + p }
 		if t, ok := src.(*Tool); ok && t != nil {
-			out.entries = append(out.entries, entry{tool: t, path: under(sourceName(t)), standalone: true})
+			out.entries = append(out.entries, entry{tool: t, path: at[i] + sourceName(t), standalone: true})
 			continue
 		}
 		tr, err := traceOf(ctx, run, src)
 		if err != nil {
+			under := func(p string) string { return at[i] + p }
 			// A source that hides its contents (a Wrap around a Combine) reports its own conflicts: keep them in
 			// the list, below the path of that source, so they are not lost in a joined error.
 			if pe, ok := err.(*pathError); ok {
@@ -107,7 +114,7 @@ func (c *Combined) collect(ctx context.Context, run *Run, label string) (trail, 
 			errs = append(errs, repathErr(err, under))
 			continue
 		}
-		tr = tr.repath(under)
+		tr = tr.repath(at[i])
 		out.entries = append(out.entries, tr.entries...)
 		out.conflicts = append(out.conflicts, tr.conflicts...)
 		out.hidden = append(out.hidden, tr.hidden...)

@@ -97,9 +97,29 @@ func traceOf(ctx context.Context, run *Run, src Source) (trail, error) {
 	return trail{entries: es}, nil
 }
 
-// repath rewrites the path of every entry and conflict source with f, as a Combine names the index of a source.
-// It changes tr in place.
-func (tr trail) repath(f func(string) string) trail {
+// repath puts prefix before the path of every entry and conflict source, as a Combine names the index of a
+// source. It changes tr in place.
+func (tr trail) repath(prefix string) trail {
+	// The tools of one source share a path: build each path once, not once per tool.
+	var in, out string
+	for i := range tr.entries {
+		if p := tr.entries[i].path; i == 0 || p != in {
+			in, out = p, prefix+p
+		}
+		tr.entries[i].path = out
+	}
+	for i := range tr.conflicts {
+		srcs := make([]string, len(tr.conflicts[i].Sources))
+		for j, s := range tr.conflicts[i].Sources {
+			srcs[j] = prefix + s
+		}
+		tr.conflicts[i].Sources = srcs
+	}
+	return tr
+}
+
+// rewrite rewrites the path of every entry and conflict source with f. It changes tr in place.
+func (tr trail) rewrite(f func(string) string) trail {
 	// The tools of one source share a path: build each path once, not once per tool.
 	var in, out string
 	for i := range tr.entries {
@@ -121,7 +141,7 @@ func (tr trail) repath(f func(string) string) trail {
 // wrap is repath for a source that wraps another, such as a Prefix: a standalone tool inside it is part of the
 // wrapper now, no longer listed on its own.
 func (tr trail) wrap(f func(string) string) trail {
-	tr = tr.repath(f)
+	tr = tr.rewrite(f)
 	for i := range tr.entries {
 		tr.entries[i].standalone = false
 	}
