@@ -117,4 +117,3 @@ func (p *publisher) close() {
 	close(p.ch)
 	p.done.Wait()
 }
-
