@@ -320,3 +320,36 @@ func TestAsToolNames(t *testing.T) {
 		is.Equal(got, want)
 	}
 }
+
+// concurrentAgent runs the calls of one step at once.
+type concurrentAgent struct{ agent.Agent }
+
+func (a *concurrentAgent) Declare() {
+	a.WithName("dispatcher")
+	a.WithConcurrentTools()
+}
+
+func TestAsToolConcurrentCalls(t *testing.T) {
+	is := is.New(t)
+	helperModel := chattest.FuncModel(func(_ context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
+		return &chat.Response{
+			Messages: chattest.Text("did " + msgs[0].Text()).Messages,
+			Usage:    chat.Usage{InputTokens: 100, OutputTokens: 1, TotalTokens: 101},
+		}, nil
+	})
+	helper := namedHost(t, "helper", helperModel, agent.Config{})
+	calls := make([]chat.ToolCall, 6)
+	for i := range calls {
+		calls[i] = chattest.Call(fmt.Sprint("c", i), "ask_helper", fmt.Sprintf(`{"task":"job %d"}`, i))
+	}
+	mainModel := chattest.NewScript(chattest.Calls(calls...), chattest.Text("all done"))
+	main, err := agent.NewHost(&concurrentAgent{}, agent.Config{Client: mainModel, Tools: []toolset.Source{agent.SubAgents(helper)}})
+	is.NoErr(err)
+	res, err := main.Run(context.Background(), agent.Text("do six jobs"))
+	is.NoErr(err)
+	rs := results(mainModel.Requests()[1].Messages)
+	for i := range calls {
+		is.Equal(string(rs[fmt.Sprint("c", i)].Result), fmt.Sprintf(`"did job %d"`, i))
+	}
+	is.True(res.Usage.InputTokens >= 600) // each helper's 100, besides the caller's own
+}
