@@ -1,24 +1,29 @@
 package main
 
 import (
+	"crypto/rand"
+
 	"github.com/typeshift-go/typeshift/agent"
-	"github.com/typeshift-go/typeshift/agent/chat"
 )
 
-// A conversation is one chat with the agent across runs: the messages so far and the mode the last run ended in.
+// tenant is the settings id the example's conversations belong to: a service passes its customer's.
+const tenant = "example-tenant"
+
+// A conversation is one chat with the agent across runs. The store (Config.Store) keeps its history, its pending
+// approval requests, its mode and its standing approvals, so the caller keeps only its id, and the mode it wants
+// to switch to.
 type conversation struct {
-	messages []chat.Message
-	mode     string
+	id   string
+	mode string
 }
 
-// newConversation starts a conversation. Without a conversation store the caller keeps the history and hands it
-// to each run; a store would keep it instead (in memory, or in Postgres), and this is the one place to change.
-func newConversation() *conversation { return &conversation{} }
+// newConversation starts a conversation with a new id.
+func newConversation() *conversation { return &conversation{id: "support-" + rand.Text()} }
 
 // options are the run options that carry the conversation into a run.
 func (c *conversation) options() []agent.RunOption {
-	return []agent.RunOption{agent.Messages(c.messages), agent.Mode(c.mode)}
+	return []agent.RunOption{agent.SettingsID(tenant), agent.Conversation(c.id), agent.Mode(c.mode)}
 }
 
 // keep records what a run ended with, for the next run.
-func (c *conversation) keep(res *agent.Result) { c.messages, c.mode = res.Messages, res.Mode }
+func (c *conversation) keep(res *agent.Result) { c.mode = res.Mode }

@@ -57,9 +57,15 @@ func run(ctx context.Context, o options, in io.Reader, out io.Writer, echo bool)
 	desk := tickets.NewMemoryClient(tickets.SampleTickets()...)
 	t := &terminal{in: bufio.NewReader(in), out: out, echo: echo, yes: o.yes, calls: map[string]string{}}
 
+	store, closeStore, err := openStore(ctx, out)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	cfg := agent.Config{
 		Toolsets: []toolset.Source{&tickets.Tickets{Client: desk}},
 		Inner:    []chat.Middleware{t.showTools},
+		Store:    store,
 	}
 	if o.online {
 		// openai.Register reads OPENAI_API_KEY and OPENAI_BASE_URL; the agent names the "openai" provider.
