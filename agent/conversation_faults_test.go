@@ -148,7 +148,7 @@ const (
 	envCrashChild  = "TYPESHIFT_CRASH_CHILD"
 	envCrashSchema = "TYPESHIFT_CRASH_SCHEMA"
 	envCrashAnswer = "TYPESHIFT_CRASH_ANSWER"
-	crashLease     = 500 * time.Millisecond
+	crashLease     = 300 * time.Millisecond
 )
 
 var crashSteps = []string{"close", "model", "search", "model"}
