@@ -25,6 +25,7 @@ func (c *checkpoint) Respond(ctx context.Context, msgs []chat.Message, opts *cha
 	if err != nil {
 		return nil, err
 	}
+	ctx = context.WithValue(ctx, callKey{}, &modelCall{conv: c.conv, msgs: msgs})
 	resp, err := c.next.Respond(ctx, msgs, opts)
 	if err != nil || resp == nil {
 		return resp, err
@@ -39,6 +40,7 @@ func (c *checkpoint) Stream(ctx context.Context, msgs []chat.Message, opts *chat
 			yield(chat.Update{}, err)
 			return
 		}
+		ctx := context.WithValue(ctx, callKey{}, &modelCall{conv: c.conv, msgs: msgs})
 		ended := false // by an error or by the consumer: the response is not whole, and is not stored
 		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
 			for u, err := range c.next.Stream(ctx, msgs, opts) {
@@ -260,4 +262,30 @@ func (c *conversationRun) markStarted(ctx context.Context, tool *toolset.Tool, c
 		return c.fail(err)
 	}
 	return nil
+}
+
+// callKey finds the model call in flight below the checkpoint, for StoreSummary. Only Config.Inner and the
+// provider's client see it: a sub-agent's run, started by a tool above, never does.
+type callKey struct{}
+
+// modelCall is what the checkpoint sent down: the run's conversation and the messages, all of them stored.
+type modelCall struct {
+	conv *conversationRun
+	msgs []chat.Message
+}
+
+// StoreSummary records a compaction summary in the run's conversation: pass it as CompactionOptions.OnSummary.
+// The entry holds the summary and the messages compaction kept after it, with the run's mode and standing
+// approvals, so the conversation's later runs load from it on and read nothing before it. Outside a run with a
+// conversation it does nothing. When the entry cannot be stored, the run ends with the error.
+func StoreSummary(ctx context.Context, summary chat.Message, keptFrom int) {
+	mc, ok := ctx.Value(callKey{}).(*modelCall)
+	if !ok || keptFrom < 0 || keptFrom > len(mc.msgs) {
+		return
+	}
+	c := mc.conv
+	d := summaryData{Messages: append([]chat.Message{summary}, mc.msgs[keptFrom:]...), Mode: c.st.mode, Standing: fromStanding(c.st.standing)}
+	if err := c.append(ctx, "storing a summary", jsonEntry(storage.EntrySummary, d)); err != nil {
+		c.fail(err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/storage/postgres"
@@ -296,5 +297,45 @@ func TestConversationCorruptEntries(t *testing.T) {
 				is.NoErr(s.Release(ctx, c))
 			})
 		}
+	})
+}
+
+// summarizing is an Inner middleware that, on its call number at, records a summary of everything before the
+// last two messages, as compaction's OnSummary would.
+func summarizing(at int) chat.Middleware {
+	n := 0
+	return func(next chat.Client) chat.Client {
+		return chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+			n++
+			if n == at {
+				agent.StoreSummary(ctx, chat.UserText("Summary of the conversation so far: they asked about a."), len(msgs)-2)
+			}
+			return next.Respond(ctx, msgs, opts)
+		})
+	}
+}
+
+func TestConversationSummary(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		conv := []agent.RunOption{agent.SettingsID(tenant), agent.Conversation("c-sum")}
+		m := script(say("one"), call(tc("1", "search", `{"q":"a"}`)), say("found a"), say("three"))
+		h := host(m, agent.Config{Store: s, Inner: []chat.Middleware{summarizing(3)}}, echo("search"))
+		_, err := h.Run(ctx, append(conv, agent.Text("first"), agent.Mode(agent.ModeAuto))...)
+		is.NoErr(err)
+		_, err = h.Run(ctx, append(conv, agent.Text("look for a"))...)
+		is.NoErr(err)
+		res, err := h.Run(ctx, append(conv, agent.Text("third"))...)
+		is.NoErr(err)
+		is.Equal(res.Mode, agent.ModeAuto) // the mode came from the summary or the run end after it
+		seen := m.msgs[3]
+		checkHistory(t, seen)
+		// The summary, the two messages it kept (the call and its result), the answer, the input.
+		is.Equal(len(seen), 5)
+		is.True(strings.HasPrefix(seen[0].Text(), "Summary of the conversation so far"))
+		is.Equal(len(seen[1].ToolCalls()), 1)
+		is.Equal(seen[3].Text(), "found a")
+		is.Equal(seen[4].Text(), "third")
 	})
 }
