@@ -125,6 +125,9 @@ func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
 			continue
 		}
 		handled[root] = true
+		for _, l := range links {
+			handled[l.call] = true
+		}
 		switch {
 		case p.isUse(root):
 			u, good := p.readUse(root, links)
@@ -166,9 +169,18 @@ func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
 	}
 	// Uses that are not a chain statement of their own cannot be read.
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		if call, isCall := n.(*ast.CallExpr); isCall && !handled[call] && p.isUse(call) {
+		call, isCall := n.(*ast.CallExpr)
+		if !isCall || handled[call] {
+			return true
+		}
+		switch {
+		case p.isUse(call):
 			p.report(call, "TSH014", Error,
 				"call agent.Use directly in Declare, one statement per use, not in a loop, condition, variable or function literal: the generator reads the chains without running them")
+			ok = false
+		case p.isLink(call, "OptionBuilder", "Configurable"), p.isLink(call, "ToolsetUse", "Include"), p.isLink(call, "ToolsetUse", "Exclude"):
+			p.report(call, "TSH014", Error,
+				"write each option and each use as one statement in Declare, the call followed by its Configurable, Include or Exclude, not in a loop, condition, variable or function literal: the generator reads the chains without running them")
 			ok = false
 		}
 		return true
@@ -415,4 +427,10 @@ func (p *parser) configurableTools(typeName string, u *model.ToolsetUse) []model
 		}
 	}
 	return out
+}
+
+// isLink reports whether call calls the method name of the agent package's type typeName.
+func (p *parser) isLink(call *ast.CallExpr, typeName, name string) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == name && p.isMethodOf(sel, typeName)
 }

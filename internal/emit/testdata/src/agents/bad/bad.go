@@ -45,6 +45,9 @@ func (a *SplitChain) Declare() {
 	a.WithName(name())
 	u := agent.Use[*helpdesk.Notes](a)
 	u.Include((*helpdesk.Notes).AddNote)
+	if len(name()) > 3 {
+		a.WithTemperature(0.3).Configurable()
+	}
 	useLater(a)
 }
 
