@@ -84,11 +84,12 @@ func run(ctx context.Context, o options, in io.Reader, out io.Writer, echo bool)
 	if err != nil {
 		return err
 	}
-	settings := map[string]any{"seed": o.seed}
+	// The run's settings, typed: SupportSettings is generated from what Declare marks Configurable.
+	settings := SupportSettings{Seed: &o.seed}
 	if o.model != "" {
-		settings["model"] = o.model
+		settings.Model = &o.model
 	}
-	doc, err := json.Marshal(settings)
+	doc, err := settings.MarshalJSON()
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,7 @@
 package main
 
+//go:generate go run github.com/typeshift-go/typeshift/cmd/typeshift generate
+
 import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/examples/tickets"
@@ -11,8 +13,6 @@ type Support struct{ agent.Agent }
 
 // Declare describes the agent.
 func (a *Support) Declare() {
-	// The name is what the generated declaration would give; it labels the agent's messages and its settings.
-	a.WithName("Support")
 	a.WithInstructions("You help customers with their support tickets. Search for a ticket or read it before " +
 		"you answer about it, and answer in one or two sentences. Close a ticket only when the customer asks, " +
 		"giving the reason they gave.")
