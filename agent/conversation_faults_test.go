@@ -303,3 +303,53 @@ func TestConversationCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestConversationForeignRows writes rows behind the store's back, as a newer version or another program might:
+// a run on the conversation fails with an error naming the conversation and the entry, and never panics.
+func TestConversationForeignRows(t *testing.T) {
+	ctx := context.Background()
+	_, cfg := pgtest.Schema(t)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := postgres.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.New(pool, nil)
+	t.Cleanup(store.Close)
+	tests := []struct {
+		name, typ, data string
+		version         int
+	}{
+		{"unknown entry type", "from_the_future", `{}`, storage.EntrySchemaVersion},
+		{"schema version from the future", "response", `[]`, storage.EntrySchemaVersion + 1},
+		{"data of another shape", "input", `"just a string"`, storage.EntrySchemaVersion},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			id := fmt.Sprintf("foreign-%d", i)
+			_, err := host(script(say("first")), agent.Config{Store: store}).Run(ctx, agent.Text("hi"), agent.SettingsID(tenant), agent.Conversation(id))
+			is.NoErr(err)
+			tx, err := pool.Begin(ctx)
+			is.NoErr(err)
+			_, err = tx.Exec(ctx, `SELECT set_config('typeshift.settings_id', $1, true)`, tenant)
+			is.NoErr(err)
+			_, err = tx.Exec(ctx, `UPDATE conversation_entries SET type = $3, schema_version = $4, data = $5::jsonb
+				WHERE settings_id = $1 AND conversation_id = $2 AND seq = 3`, tenant, id, tt.typ, tt.version, tt.data)
+			is.NoErr(err)
+			is.NoErr(tx.Commit(ctx))
+
+			m := script(say("never"))
+			_, err = host(m, agent.Config{Store: store}).Run(ctx, agent.Text("again"), agent.SettingsID(tenant), agent.Conversation(id))
+			var ce *storage.CorruptEntryError
+			is.True(errors.As(err, &ce))
+			is.Equal(ce.ConversationID, id)
+			is.Equal(ce.Seq, int64(3))
+			is.True(strings.Contains(err.Error(), "corrupt entry 3"))
+			is.Equal(m.calls(), 0)
+		})
+	}
+}
