@@ -33,11 +33,20 @@
 // rest end the run with [Result.Pending], answered in the next run with [Approve] or [Reject]. In plan mode the run
 // offers only read-only tools and exit_plan_mode, whose approval ends plan mode.
 //
+// # Conversations
+//
+// With [Config.Store] and [Conversation], a run continues a stored conversation: it claims it (one live run per
+// conversation, across processes with Postgres), loads its history, pending approval requests, mode and standing
+// approvals, stores each step before the next model call, and releases it at the end. The caller passes only the
+// new input or the answers. [Host.Steer] sends input to a conversation's live run; [Host.Watch] follows its
+// streaming runs. See docs/conversations.md.
+//
 // # Settings and telemetry
 //
 // Each run applies settings layers over the code's defaults: the tenant's stored settings ([Config.Settings],
 // [StoredSettings]) and the run's ([RunSettings]), including per-tool overrides. With [Config.Telemetry] a run
 // is traced and measured with OpenTelemetry.
 //
-// See docs/defining-agents.md, docs/how-a-run-works.md, docs/tool-approval.md and docs/tool-settings.md.
+// See docs/defining-agents.md, docs/how-a-run-works.md, docs/tool-approval.md, docs/tool-settings.md and
+// docs/conversations.md.
 package agent

@@ -5,7 +5,8 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 // Result is what a run produced.
 type Result struct {
 	// Messages is the whole conversation: the history, the input and the run's new messages. Pass it to the next
-	// run with [Messages]; it holds the pending requests and the standing approvals.
+	// run with [Messages]; it holds the pending requests and the standing approvals. In a run with a
+	// [Conversation] the history is the one loaded from the store, and the store keeps it for the next run.
 	Messages []chat.Message
 	// New is the messages the run added after its input: the tail of Messages.
 	New []chat.Message
