@@ -17,7 +17,7 @@ import (
 const GeneratedFile = emit.FileName
 
 // checkGeneratedFile reports (TSH010) a generated file that differs from what typeshift generate would leave in
-// the package: it is missing, out of date, or left over in a package that declares no toolsets any more. It
+// the package: it is missing, out of date, or left over in a package that declares no toolsets or agents any more. It
 // generates the file in memory from the same model, so it agrees with the generator byte for byte. When the file
 // exists, the suggested fix replaces its content; a missing file has no fix, since a fix cannot create a file.
 //
@@ -31,7 +31,8 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 			gen, genName = f, name
 		}
 	}
-	wants := len(pkg.Toolsets) > 0 // the generator writes a file for toolsets only, and deletes it otherwise
+	// The generator writes a file for toolsets and agents, and deletes it otherwise.
+	wants := len(pkg.Toolsets) > 0 || len(pkg.Agents) > 0
 	if gen == nil && !wants {
 		return
 	}
@@ -59,7 +60,7 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 		}
 	}
 	if !wants {
-		stale(GeneratedFile+" is left over, as the package declares no toolsets: run go generate or delete the file", nil)
+		stale(GeneratedFile+" is left over, as the package declares no toolsets and no agents: run go generate or delete the file", nil)
 		return
 	}
 
@@ -72,7 +73,7 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 	}
 	want, err := emit.File(pkg)
 	if err != nil {
-		pos, end := loc.typeName(pkg.Toolsets[0].TypeName)
+		pos, end := loc.typeName(firstTypeName(pkg))
 		r.report(parse.Diagnostic{
 			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
 			Message: fmt.Sprintf("the generator cannot write %s for this package: %v", GeneratedFile, err),
@@ -82,7 +83,7 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 	cache.store(key, want)
 	switch {
 	case gen == nil:
-		pos, end := loc.typeName(pkg.Toolsets[0].TypeName)
+		pos, end := loc.typeName(firstTypeName(pkg))
 		r.report(parse.Diagnostic{
 			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
 			Message: GeneratedFile + " is missing: run go generate, with a //go:generate line that runs typeshift generate",
@@ -90,6 +91,15 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 	case !bytes.Equal(got, want):
 		stale(GeneratedFile+" is out of date: run go generate", want)
 	}
+}
+
+// firstTypeName names the package's first toolset, or its first agent, where a diagnostic about the whole
+// generated file is placed when the file is missing.
+func firstTypeName(pkg *model.Package) string {
+	if len(pkg.Toolsets) > 0 {
+		return pkg.Toolsets[0].TypeName
+	}
+	return pkg.Agents[0].TypeName
 }
 
 // normalizeNewlines turns CRLF line endings, which a checkout on Windows may produce, into the generator's LF.
