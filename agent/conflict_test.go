@@ -142,3 +142,40 @@ func TestHiddenToolIsNotAvailable(t *testing.T) {
 	is.True(strings.HasPrefix(got["3"].Error, `unknown tool "nope"`))
 	is.Equal(got["4"].Error, "")
 }
+
+func TestPicksAndConflicts(t *testing.T) {
+	is := is.New(t)
+
+	// A tool the picks leave out does not conflict with a tool of the same name elsewhere.
+	m := script(say("ok"))
+	own := echo("close_ticket")
+	h, err := agent.NewHost(&picky{}, agent.Config{Client: m, Toolsets: []toolset.Source{newTickets()}, Tools: []toolset.Source{own}})
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("x"))
+	is.NoErr(err)
+	is.Equal(m.tools[0], []string{"search_tickets", "get_ticket", "close_ticket"})
+	is.True(m.opts[0].Tools[2] == own)
+
+	// A picked tool that does conflict is reported under the use's filter.
+	h, err = agent.NewHost(&picky{}, agent.Config{Client: script(), Toolsets: []toolset.Source{newTickets()}, Tools: []toolset.Source{echo("get_ticket")}})
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("x"))
+	var ce *toolset.ConflictError
+	is.True(errors.As(err, &ce))
+	is.Equal(ce.Conflicts, []toolset.Conflict{{Name: "get_ticket", Sources: []string{"tools[0] Filtered(agent_test.tickets)", `tools[1] tool "get_ticket"`}}})
+}
+
+func TestSettingsForAHiddenTool(t *testing.T) {
+	is := is.New(t)
+	hide := func(context.Context, *toolset.Run, *toolset.Tool) (bool, error) { return false, nil }
+	m := script(say("ok"))
+	h, err := agent.NewHost(&configurable{}, agent.Config{Client: m,
+		Tools: []toolset.Source{limited("open", 1), toolset.Filter(toolset.List{limited("restart", 1)}, hide)}})
+	is.NoErr(err)
+	// Settings for a tool a filter hides in this run are not a mistake: the tool exists.
+	_, err = h.Run(context.Background(), agent.Text("x"), settings(`{"tools":{"restart":{"limit":2}}}`))
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("x"), settings(`{"tools":{"nope":{"limit":2}}}`))
+	var se *agent.SettingsError
+	is.True(errors.As(err, &se))
+}

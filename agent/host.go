@@ -411,7 +411,7 @@ func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]j
 	if used < len(overrides) {
 		var unknown []string
 		for k := range overrides {
-			if findTool(out, k) == nil && findToolID(out, k) == nil && !st.picked(k) {
+			if findTool(out, k) == nil && findToolID(out, k) == nil && !st.picked(k) && !slices.Contains(st.hidden, k) {
 				unknown = append(unknown, k)
 			}
 		}
