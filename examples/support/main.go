@@ -7,6 +7,7 @@
 //
 // Without OPENAI_API_KEY it runs offline, on a small scripted model. With it, it uses the OpenAI API, or any
 // server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini).
+// The conversation is kept in memory, or in Postgres when TYPESHIFT_DATABASE_URL names a database.
 package main
 
 import (
