@@ -269,6 +269,17 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 				entries = append(entries, e)
 			}
 		}
+		// Steering input that came after the last model call: stored, so that the next run reads it.
+		c.steerMu.Lock()
+		steer := c.steering
+		c.steering = nil
+		c.steerMu.Unlock()
+		if len(steer) > 0 {
+			if e, err := marshalEntry(storage.EntrySteering, steer); err == nil {
+				e.Author = "user"
+				entries = append(entries, e)
+			}
+		}
 		if reqs := openRequests(out); len(c.st.pending) > 0 && len(reqs) > 0 {
 			parts := make([]chat.Part, len(reqs))
 			for i, r := range reqs {
@@ -387,12 +398,19 @@ func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, op
 				}
 			}
 		})
-		err = c.conv.end(ctx, msgs, resp, runErr)
-		if err != nil && !stopped {
+		if stopped {
+			// The caller stopped reading: the run's end records why it ended early; the caller asked for it.
+			_ = c.conv.end(ctx, msgs, resp, errReaderStopped)
+			return
+		}
+		if err := c.conv.end(ctx, msgs, resp, runErr); err != nil {
 			yield(chat.Update{}, err)
 		}
 	}
 }
+
+// errReaderStopped is what the end of a streaming run records when its caller stopped reading.
+var errReaderStopped = errors.New("the caller stopped reading the run's updates")
 
 // liveRuns are a host's runs that hold their conversation now, for Steer.
 type liveRuns struct {

@@ -158,3 +158,49 @@ func TestSteerAndWatchAcrossStores(t *testing.T) {
 	steerAndWatch(t, runner, other, model, inTool, toolGo)
 	steerStoredAfterResults(t, a)
 }
+
+// TestSteerAfterLastCall: input that arrives once the run has made its last model call is stored at its end, and
+// the next run reads it.
+func TestSteerAfterLastCall(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := memory.New()
+	var h *agent.Host
+	m := script(
+		func(msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
+			if err := h.Steer(ctx, tenant, "late", chat.UserText("one more thing")); err != nil {
+				return nil, err
+			}
+			return say("first answer")(msgs, nil)
+		},
+		say("second answer"),
+	)
+	h = host(m, agent.Config{Store: s})
+	_, err := h.Run(ctx, agent.Text("hi"), agent.SettingsID(tenant), agent.Conversation("late"))
+	is.NoErr(err)
+	_, err = h.Run(ctx, agent.Text("and?"), agent.SettingsID(tenant), agent.Conversation("late"))
+	is.NoErr(err)
+	seen := m.msgs[1]
+	is.Equal(len(seen), 4) // hi, first answer, the steering input, and?
+	is.Equal(seen[2].Text(), "one more thing")
+}
+
+// TestStreamStoppedEarly: a caller that stops reading a streaming run still leaves the conversation ended and
+// free, and the end records why.
+func TestStreamStoppedEarly(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := memory.New()
+	h := host(script(say("a long answer in several words")), agent.Config{Store: s})
+	for _, err := range h.RunStream(ctx, agent.Text("hi"), agent.SettingsID(tenant), agent.Conversation("stop")) {
+		is.NoErr(err)
+		break
+	}
+	all, err := s.LoadAll(ctx, tenant, "stop")
+	is.NoErr(err)
+	last := all[len(all)-1]
+	is.Equal(last.Type, storage.EntryRunEnd)
+	is.True(strings.Contains(string(last.Data), "stopped reading"))
+	_, err = host(script(say("next")), agent.Config{Store: s}).Run(ctx, agent.Text("again"), agent.SettingsID(tenant), agent.Conversation("stop"))
+	is.NoErr(err)
+}
