@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -219,7 +220,7 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 		calls[i] = call
 		if !r.approved {
 			if r.req.ToolID == ExitPlanModeID {
-				results[i] = chat.ToolResult{CallID: call.ID, Error: "The plan was not approved: " + r.reason + " Stay in plan mode and revise it."}
+				results[i] = chat.ToolResult{CallID: call.ID, Error: "The plan was not approved: " + sentence(r.reason) + " Stay in plan mode and revise it."}
 				continue
 			}
 			results[i] = chat.ToolResult{CallID: call.ID, Error: r.reason}
@@ -293,4 +294,14 @@ func stripApprovals(msgs []chat.Message) []chat.Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// sentence ends text with a full stop unless it already ends a sentence, so that a person's short reason reads
+// well inside the message the model gets.
+func sentence(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" || strings.HasSuffix(text, ".") || strings.HasSuffix(text, "!") || strings.HasSuffix(text, "?") {
+		return text
+	}
+	return text + "."
 }

@@ -54,20 +54,28 @@ func TestPlanMode(t *testing.T) {
 }
 
 func TestPlanRejected(t *testing.T) {
-	is := is.New(t)
-	var runs atomic.Int32
-	m := script(call(tc("1", agent.ExitPlanModeTool, `{"plan":"delete everything"}`)))
-	h := host(m, agent.Config{}, planTools(&runs)...)
-	res, err := h.Run(context.Background(), agent.Text("x"), agent.Mode(agent.ModePlan))
-	is.NoErr(err)
+	for _, tt := range []struct{ reason, want string }{
+		{"Too much.", "The plan was not approved: Too much. Stay in plan mode"},
+		{"call the customer first", "The plan was not approved: call the customer first. Stay in plan mode"},
+		{"Why close it?", "The plan was not approved: Why close it? Stay in plan mode"},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			is := is.New(t)
+			var runs atomic.Int32
+			m := script(call(tc("1", agent.ExitPlanModeTool, `{"plan":"delete everything"}`)))
+			h := host(m, agent.Config{}, planTools(&runs)...)
+			res, err := h.Run(context.Background(), agent.Text("x"), agent.Mode(agent.ModePlan))
+			is.NoErr(err)
 
-	m2 := script(say("revised"))
-	res2, err := host(m2, agent.Config{}, planTools(&runs)...).Run(context.Background(),
-		agent.Messages(res.Messages), agent.Mode(res.Mode), agent.Reject(res.Pending[0].ID, "Too much."))
-	is.NoErr(err)
-	is.Equal(res2.Mode, agent.ModePlan)
-	is.Equal(joined(m2.tools[0]), "search,exit_plan_mode")
-	is.True(strings.Contains(m2.lastResults()["1"].Error, "The plan was not approved: Too much."))
+			m2 := script(say("revised"))
+			res2, err := host(m2, agent.Config{}, planTools(&runs)...).Run(context.Background(),
+				agent.Messages(res.Messages), agent.Mode(res.Mode), agent.Reject(res.Pending[0].ID, tt.reason))
+			is.NoErr(err)
+			is.Equal(res2.Mode, agent.ModePlan)
+			is.Equal(joined(m2.tools[0]), "search,exit_plan_mode")
+			is.True(strings.Contains(m2.lastResults()["1"].Error, tt.want)) // the reason reads as a sentence
+		})
+	}
 }
 
 func TestPlanApprovedByRuleSwitchesWithinTheRun(t *testing.T) {
