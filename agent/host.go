@@ -25,7 +25,9 @@ type Config struct {
 	// not use are not offered.
 	Toolsets []toolset.Source
 	// Tools are offered to every run in addition to the agent's uses, such as composed sources ([toolset.Prefix]
-	// and the like), MCP servers' tools or tools built by hand.
+	// and the like), MCP servers' tools or tools built by hand. The uses and Tools are combined by the rules of
+	// [toolset.Combine]: a name offered twice fails the run with a [*toolset.ConflictError], except that
+	// standalone *toolset.Tool values may repeat a name (the first is offered).
 	Tools []toolset.Source
 
 	// Client answers every run when set. Otherwise Providers is asked for the client of the run's provider and
