@@ -151,9 +151,14 @@ func (h *Host) owner() string {
 	if h.cfg.Owner != "" {
 		return h.cfg.Owner
 	}
-	host, _ := os.Hostname()
-	return host + ":" + strconv.Itoa(os.Getpid()) + ":" + h.decl.Name
+	return processName() + ":" + h.decl.Name
 }
+
+// processName is host:pid, looked up once.
+var processName = sync.OnceValue(func() string {
+	host, _ := os.Hostname()
+	return host + ":" + strconv.Itoa(os.Getpid())
+})
 
 // learn records the calls and results of msgs as stored.
 func (c *conversationRun) learn(msgs []chat.Message) {
