@@ -446,3 +446,13 @@ func (l *liveRuns) get(settingsID, id string) *conversationRun {
 	defer l.mu.Unlock()
 	return l.runs[[2]string{settingsID, id}]
 }
+
+// conversationOf returns the conversation id the options name, for the run's span, which starts before the
+// options are applied to the run.
+func conversationOf(opts []RunOption) string {
+	var ri runInput
+	for _, o := range opts {
+		o(&ri)
+	}
+	return ri.conversationID
+}

@@ -339,3 +339,15 @@ func TestConversationSummary(t *testing.T) {
 		is.Equal(seen[4].Text(), "third")
 	})
 }
+
+func TestConversationSpan(t *testing.T) {
+	is := is.New(t)
+	in, rec, _ := newTelemetry(t)
+	h := host(script(say("ok")), agent.Config{Telemetry: in, Store: memory.New()})
+	_, err := h.Run(context.Background(), agent.Text("x"), agent.SettingsID(tenant), agent.Conversation("c-span"))
+	is.NoErr(err)
+	spans := rec.Ended()
+	run := spans[len(spans)-1]
+	is.Equal(run.Name(), "invoke_agent tester")
+	is.Equal(attr(run, "gen_ai.conversation.id").AsString(), "c-span")
+}

@@ -180,7 +180,7 @@ func (h *Host) Name() string { return h.decl.Name }
 func (h *Host) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
 	if tel := h.cfg.Telemetry; tel != nil {
 		var span *telemetry.AgentSpan
-		ctx, span = tel.StartAgent(ctx, h.decl.Name, "")
+		ctx, span = tel.StartAgent(ctx, h.decl.Name, conversationOf(opts))
 		defer func() {
 			var usage chat.Usage
 			if res != nil {
@@ -206,7 +206,7 @@ func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.
 		var usage chat.Usage
 		if tel := h.cfg.Telemetry; tel != nil {
 			var span *telemetry.AgentSpan
-			ctx, span = tel.StartAgent(ctx, h.decl.Name, "")
+			ctx, span = tel.StartAgent(ctx, h.decl.Name, conversationOf(opts))
 			defer func() { span.End(usage, runErr) }()
 		}
 		p, in, err := h.prepare(ctx, opts)
