@@ -15,6 +15,8 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -333,4 +335,44 @@ func TestCompactionOffWithoutBudget(t *testing.T) {
 	model := chattest.NewScript(chattest.Text("hi"))
 	c := agent.Compaction(agent.CompactionOptions{})(model)
 	is.Equal(c, chat.Client(model))
+}
+
+func TestCompactionStoresSummaryInConversation(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	store := memory.New()
+	summarizer := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+		return chattest.Text("they read pages 0 to 5"), nil
+	})
+	g := &growing{rounds: 10, text: 700}
+	h := namedHost(t, "grower", g.model(), agent.Config{
+		Store: store,
+		Inner: []chat.Middleware{agent.Compaction(agent.CompactionOptions{Budget: 1500, Summarizer: summarizer, OnSummary: agent.StoreSummary})},
+	}, fetchTool(20))
+	conv := []agent.RunOption{agent.SettingsID("tenant-1"), agent.Conversation("conv-1")}
+	_, err := h.Run(ctx, append(conv, agent.Text("read every page"))...)
+	is.NoErr(err)
+
+	// Every step was stored in full; loading starts from the last summary.
+	all, err := store.LoadAll(ctx, "tenant-1", "conv-1")
+	is.NoErr(err)
+	summaries := 0
+	for _, e := range all {
+		if e.Type == storage.EntrySummary {
+			summaries++
+		}
+	}
+	is.True(summaries > 0)
+	from, err := store.Load(ctx, "tenant-1", "conv-1")
+	is.NoErr(err)
+	is.Equal(from[0].Type, storage.EntrySummary)
+
+	// The conversation's next run starts from the summary.
+	g.rounds = g.n // answer at once
+	_, err = h.Run(ctx, append(conv, agent.Text("and now?"))...)
+	is.NoErr(err)
+	next := g.requests[len(g.requests)-1]
+	is.True(strings.HasPrefix(next[0].Text(), agent.SummaryPrefix+"they read pages"))
+	is.Equal(next[len(next)-1].Text(), "and now?")
+	checkPairs(t, len(g.requests)-1, next)
 }
