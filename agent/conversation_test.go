@@ -351,3 +351,34 @@ func TestConversationSpan(t *testing.T) {
 	is.Equal(run.Name(), "invoke_agent tester")
 	is.Equal(attr(run, "gen_ai.conversation.id").AsString(), "c-span")
 }
+
+// TestConversationStreamApprovals: a streaming run stores its pending requests as a plain run does, and the next
+// streaming run binds the answer to them.
+func TestConversationStreamApprovals(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		var runs atomic.Int32
+		conv := []agent.RunOption{agent.SettingsID(tenant), agent.Conversation("c-stream")}
+		stream := func(m *scripted, opts ...agent.RunOption) agent.Result {
+			var res agent.Result
+			h := host(m, agent.Config{Store: s}, echo("search"), closer(&runs))
+			for _, err := range h.RunStream(ctx, append(append(opts, conv...), agent.ResultInto(&res))...) {
+				is.NoErr(err)
+			}
+			return res
+		}
+		res := stream(script(call(tc("1", "search", `{"q":"x"}`), tc("2", "close_ticket", `{"number":4711}`))), agent.Text("close 4711"))
+		is.Equal(len(res.Pending), 1)
+		all, err := s.LoadAll(ctx, tenant, "c-stream")
+		is.NoErr(err)
+		is.Equal(types(all), "run_start,input,response,tool_results,approval_requests,run_end")
+
+		m := script(say("closed"))
+		res = stream(m, agent.Approve(res.Pending[0].ID))
+		is.Equal(res.Text(), "closed")
+		is.Equal(runs.Load(), int32(1))
+		checkHistory(t, m.msgs[0])
+		is.Equal(len(results(m.msgs[0])), 2) // the search's result from the first run, and the closing's
+	})
+}
