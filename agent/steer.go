@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
@@ -27,7 +28,7 @@ func (h *Host) Steer(ctx context.Context, settingsID, conversationID string, msg
 		return nil
 	}
 	// No run of this host holds it: find out whether any run does, by trying to claim it.
-	claim, err := h.cfg.Store.Claim(ctx, settingsID, conversationID, h.owner()+":steer", DefaultLeaseTTL)
+	claim, err := h.cfg.Store.Claim(ctx, settingsID, conversationID, h.owner()+":steer", steerProbeTTL)
 	switch {
 	case err == nil:
 		_ = h.cfg.Store.Release(ctx, claim)
@@ -89,3 +90,7 @@ func (c *conversationRun) watchSteering(ctx context.Context) error {
 	}()
 	return nil
 }
+
+// steerProbeTTL bounds the claim Steer takes to find out whether a run holds the conversation, should its release
+// fail.
+const steerProbeTTL = 5 * time.Second
