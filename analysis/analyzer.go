@@ -28,12 +28,10 @@ type config struct {
 	fieldDocs bool
 	// skip lists codes not to report, comma-separated.
 	skip string
-	// cacheDir is the directory of the generated-file cache, or "" for none.
-	cacheDir string
 }
 
 // flags is the configuration of Analyzer, set by its flags.
-var flags = config{generated: true, cacheDir: defaultCacheDir()}
+var flags = config{generated: true}
 
 func init() {
 	Analyzer.Flags.BoolVar(&flags.generated, "generated", true,
@@ -93,7 +91,7 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		checkFieldDocs(r, loc, pkg)
 	}
 	if cfg.generated && !r.hadErrors {
-		checkGeneratedFile(pass, r, loc, pkg, genCache{dir: cfg.cacheDir})
+		checkGeneratedFile(pass, r, loc, pkg)
 	}
 	return nil, nil
 }

@@ -6,8 +6,3 @@ import goanalysis "golang.org/x/tools/go/analysis"
 func NewAnalyzer(generated, fieldDocs bool, skip string) *goanalysis.Analyzer {
 	return newAnalyzer(&config{generated: generated, fieldDocs: fieldDocs, skip: skip})
 }
-
-// NewCachingAnalyzer returns an analyzer that checks the generated file with its cache in dir.
-func NewCachingAnalyzer(dir string) *goanalysis.Analyzer {
-	return newAnalyzer(&config{generated: true, cacheDir: dir})
-}

@@ -17,13 +17,16 @@ import (
 const GeneratedFile = emit.FileName
 
 // checkGeneratedFile reports (TSH010) a generated file that differs from what typeshift generate would leave in
-// the package: it is missing, out of date, or left over in a package that declares no toolsets or agents any more. It
-// generates the file in memory from the same model, so it agrees with the generator byte for byte. When the file
-// exists, the suggested fix replaces its content; a missing file has no fix, since a fix cannot create a file.
+// the package: it is missing, out of date, or left over in a package that declares no toolsets or agents any more.
+// It does not generate the file: the generator writes the model's fingerprint (emit.Fingerprint) on the file's
+// second line, and the analyzer compares it with the fingerprint of the model it parsed. The emitter reads nothing
+// but the model, so equal fingerprints mean the generator would write the file again as it is, apart from hand
+// edits below the fingerprint, which CI's go generate and git diff catch. Only when the file is out of date is it
+// generated, for the suggested fix that replaces its content; a missing file has no fix, since a fix cannot
+// create a file.
 //
 // The caller runs it only when the parser reported no errors: the generator writes nothing until they are fixed.
-// The cache spares generating the file again while the declarations and the tool stay the same.
-func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package, cache genCache) {
+func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package) {
 	var gen *ast.File
 	var genName string
 	for _, f := range pass.Files {
@@ -46,51 +49,68 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 		}
 		r.report(d)
 	}
-
-	var got []byte
-	if gen != nil {
-		var err error
-		if got, err = pass.ReadFile(genName); err != nil {
-			return // the driver keeps the file from us: nothing to compare
-		}
-		got = normalizeNewlines(got)
-		if !bytes.HasPrefix(got, []byte(emit.Header)) {
-			stale(GeneratedFile+" was not written by typeshift, which needs the name: rename the file", nil)
-			return
-		}
-	}
-	if !wants {
-		stale(GeneratedFile+" is left over, as the package declares no toolsets and no agents: run go generate or delete the file", nil)
-		return
-	}
-
-	var key string
-	if gen != nil {
-		key = cache.key(pkg)
-		if cache.upToDate(key, got) {
-			return
-		}
-	}
-	want, err := emit.File(pkg)
-	if err != nil {
+	cannot := func(err error) {
 		pos, end := loc.typeName(firstTypeName(pkg))
 		r.report(parse.Diagnostic{
 			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
 			Message: fmt.Sprintf("the generator cannot write %s for this package: %v", GeneratedFile, err),
 		})
+	}
+
+	var got string
+	var recorded bool
+	if gen != nil {
+		src, err := pass.ReadFile(genName)
+		if err != nil {
+			return // the driver keeps the file from us: nothing to compare
+		}
+		if !bytes.HasPrefix(src, []byte(emit.Header)) {
+			stale(GeneratedFile+" was not written by typeshift, which needs the name: rename the file", nil)
+			return
+		}
+		got, recorded = emit.ReadFingerprint(normalizeNewlines(headLines(src)))
+	}
+	if !wants {
+		stale(GeneratedFile+" is left over, as the package declares no toolsets and no agents: run go generate or delete the file", nil)
 		return
 	}
-	cache.store(key, want)
-	switch {
-	case gen == nil:
+	if gen == nil {
 		pos, end := loc.typeName(firstTypeName(pkg))
 		r.report(parse.Diagnostic{
 			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
 			Message: GeneratedFile + " is missing: run go generate, with a //go:generate line that runs typeshift generate",
 		})
-	case !bytes.Equal(got, want):
-		stale(GeneratedFile+" is out of date: run go generate", want)
+		return
 	}
+	want, err := emit.Fingerprint(pkg)
+	if err != nil {
+		cannot(err)
+		return
+	}
+	if recorded && got == want {
+		return
+	}
+	// Out of date, which is rare: generate the file for the fix.
+	fix, err := emit.File(pkg)
+	if err != nil {
+		cannot(err)
+		return
+	}
+	stale(GeneratedFile+" is out of date: run go generate", fix)
+}
+
+// headLines returns the first two lines of src, where the header and the fingerprint are, so that only they are
+// looked at, however large the file.
+func headLines(src []byte) []byte {
+	end := 0
+	for range 2 {
+		i := bytes.IndexByte(src[end:], '\n')
+		if i < 0 {
+			return src
+		}
+		end += i + 1
+	}
+	return src[:end]
 }
 
 // firstTypeName names the package's first toolset, or its first agent, where a diagnostic about the whole

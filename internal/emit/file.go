@@ -45,7 +45,11 @@ func File(pkg *model.Package) ([]byte, error) {
 	g.helpers()
 	g.agentHelpers()
 
-	return tidy(pkg.Name, g.imports(), g.body.Bytes())
+	fp, err := Fingerprint(pkg)
+	if err != nil {
+		return nil, err
+	}
+	return tidy(pkg.Name, fp, g.imports(), g.body.Bytes())
 }
 
 // stdImports are the packages generated code may use, by the name it uses them with.
@@ -87,11 +91,11 @@ func (g *gen) imports() []importSpec {
 	return out
 }
 
-// tidy writes the file with the imports its body uses, gofmt'ed.
-func tidy(pkgName string, imports []importSpec, body []byte) ([]byte, error) {
+// tidy writes the file, headed by its fingerprint, with the imports its body uses, gofmt'ed.
+func tidy(pkgName, fingerprint string, imports []importSpec, body []byte) ([]byte, error) {
 	write := func(imports []importSpec) []byte {
 		var src bytes.Buffer
-		src.WriteString(Header + "\n\n")
+		src.WriteString(Header + "\n" + FingerprintPrefix + fingerprint + "\n\n")
 		fmt.Fprintf(&src, "package %s\n\n", pkgName)
 		src.WriteString("import (\n")
 		for _, group := range []bool{true, false} {
