@@ -57,7 +57,8 @@ type subAgent struct {
 // settings, plan mode and what the user approved for the rest of the conversation hold below it too. The
 // delegate's token usage adds to the caller's [Result.Usage]. A delegate that stops with approval requests of its
 // own does not finish: the tool fails with a [SubAgentApprovalError] that tells the model which calls needed
-// approval. The tool is read-only, since in plan mode the delegate offers only read-only tools itself.
+// approval. The tool is read-only, since in plan mode the delegate offers only read-only tools itself; a delegate
+// in plan mode that presents its plan (calls exit_plan_mode) returns that plan as its answer.
 //
 // The tool's [toolset.State.Delegate] is host, in the tool and in every prefixed or renamed copy. Offer it with
 // [toolset.List], such as Config.Tools: []toolset.Source{toolset.List{agent.AsTool(billing)}}. See
@@ -208,10 +209,39 @@ func (s *subAgent) invoke(ctx context.Context, call *toolset.Call) (json.RawMess
 	if err != nil {
 		return nil, fmt.Errorf("agent %s failed: %w", s.host.Name(), err)
 	}
+	if len(res.Pending) == 1 && res.Pending[0].ToolID == ExitPlanModeID {
+		// In plan mode the delegate ends by presenting a plan: that plan is its answer, for the caller (in plan
+		// mode too) to take into its own.
+		text := fmt.Sprintf("%s is in plan mode, changed nothing, and proposes this plan:\n%s", s.host.Name(), planOf(res.Pending[0].Call.Arguments))
+		return tooljson.AppendString(nil, text), nil
+	}
 	if len(res.Pending) > 0 {
 		return nil, &SubAgentApprovalError{Agent: s.host.Name(), Pending: res.Pending, Text: res.Text()}
 	}
 	return tooljson.AppendString(nil, res.Text()), nil
+}
+
+// planOf returns the plan of exit_plan_mode's arguments, or the arguments themselves when they hold none.
+func planOf(args json.RawMessage) string {
+	d := tooljson.NewDecoder(args)
+	plan := ""
+	if d.Object() {
+		for {
+			k, ok := d.Field()
+			if !ok {
+				break
+			}
+			if string(k) == "plan" {
+				plan = d.String()
+			} else {
+				d.Skip()
+			}
+		}
+	}
+	if d.Err() != nil || plan == "" {
+		return string(args)
+	}
+	return plan
 }
 
 // decodeTask reads the arguments {"task": ..., "context": ...}.

@@ -168,6 +168,22 @@ func writeTool(calls *int) *toolset.Tool {
 	}), "test.write"))
 }
 
+func TestAsToolPlanModeReturnsThePlan(t *testing.T) {
+	is := is.New(t)
+	helperModel := chattest.NewScript(chattest.Calls(chattest.Call("h1", agent.ExitPlanModeTool, `{"plan":"1. read the invoice\n2. refund it"}`)))
+	helper := namedHost(t, "helper", helperModel, agent.Config{})
+	mainModel := chattest.NewScript(chattest.Calls(chattest.Call("c1", "ask_helper", `{"task":"plan the refund"}`)), chattest.Text("here is the plan"))
+	main := namedHost(t, "main", mainModel, agent.Config{}, agent.AsTool(helper))
+	res, err := main.Run(context.Background(), agent.Text("refund"), agent.Mode(agent.ModePlan))
+	is.NoErr(err)
+	is.Equal(res.Text(), "here is the plan")
+	r := results(mainModel.Requests()[1].Messages)["c1"]
+	is.Equal(r.Error, "")
+	var text string
+	is.NoErr(json.Unmarshal(r.Result, &text))
+	is.Equal(text, "helper is in plan mode, changed nothing, and proposes this plan:\n1. read the invoice\n2. refund it")
+}
+
 func TestAsToolStandingApprovals(t *testing.T) {
 	is := is.New(t)
 	var mainWrites, helperWrites int
