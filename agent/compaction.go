@@ -346,31 +346,25 @@ func (c *compactor) cut(msgs []chat.Message, other int) int {
 }
 
 // safeBoundaries reports, for each k in [0, len(msgs)], whether msgs[:k] and msgs[k:] keep every tool call with
-// its result: no result in msgs[k:] answers a call in msgs[:k], and no call in msgs[k:] is answered before k.
+// its result: no result in msgs[k:] answers a call in msgs[:k]. A result answers the latest call with its id before
+// it, so that a repeated id (which the unique call ids stage prevents within a run) cannot pair the wrong messages.
 func safeBoundaries(msgs []chat.Message) []bool {
 	callAt := make(map[string]int)
-	for i, m := range msgs {
-		for _, p := range m.Parts {
-			if tc, ok := p.(chat.ToolCall); ok {
-				callAt[tc.ID] = i
-			}
-		}
-	}
-	// A call at index a answered at index b forbids every boundary in (min(a,b), max(a,b)].
+	// A call at index a answered at index b > a forbids every boundary in (a, b].
 	diff := make([]int, len(msgs)+2)
 	for i, m := range msgs {
 		for _, p := range m.Parts {
-			r, ok := p.(chat.ToolResult)
-			if !ok {
-				continue
+			if r, ok := p.(chat.ToolResult); ok {
+				if a, ok := callAt[r.CallID]; ok && a < i {
+					diff[a+1]++
+					diff[i+1]--
+				}
 			}
-			a, ok := callAt[r.CallID]
-			if !ok || a == i {
-				continue
+		}
+		for _, p := range m.Parts {
+			if c, ok := p.(chat.ToolCall); ok {
+				callAt[c.ID] = i
 			}
-			lo, hi := min(a, i), max(a, i)
-			diff[lo+1]++
-			diff[hi+1]--
 		}
 	}
 	safe := make([]bool, len(msgs)+1)

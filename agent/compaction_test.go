@@ -376,3 +376,42 @@ func TestCompactionStoresSummaryInConversation(t *testing.T) {
 	is.Equal(next[len(next)-1].Text(), "and now?")
 	checkPairs(t, len(g.requests)-1, next)
 }
+
+func TestCompactionKeepsCallIDsUnique(t *testing.T) {
+	// The provider numbers its calls per response, so every response calls "call_0". The run makes the ids unique
+	// against its whole history, including what compaction summarised away from the request.
+	is := is.New(t)
+	var mu sync.Mutex
+	round := 0
+	model := chattest.FuncModel(func(_ context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if opts.Instructions == agent.DefaultSummaryInstructions {
+			return chattest.Text("a summary"), nil
+		}
+		checkPairs(t, round, msgs)
+		round++
+		if round > 12 {
+			return chattest.Text("done"), nil
+		}
+		return &chat.Response{Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.Text{Text: strings.Repeat("words ", 120)},
+			chattest.Call("call_0", "fetch", `{}`),
+		}}}}, nil
+	})
+	summaries := 0
+	h := namedHost(t, "grower", model, agent.Config{Inner: []chat.Middleware{agent.Compaction(agent.CompactionOptions{
+		Budget: 1200, OnSummary: func(context.Context, chat.Message, int) { summaries++ },
+	})}}, fetchTool(20))
+	res, err := h.Run(context.Background(), agent.Text("go"))
+	is.NoErr(err)
+	is.True(summaries > 0)
+	ids := map[string]bool{}
+	for _, m := range res.Messages {
+		for _, c := range m.ToolCalls() {
+			is.True(!ids[c.ID]) // each call id once in the run's history
+			ids[c.ID] = true
+		}
+	}
+	is.Equal(len(ids), 12)
+}

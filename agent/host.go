@@ -55,8 +55,8 @@ type Config struct {
 	Rules []Rule
 	// ToolMiddleware wraps every tool invocation, outermost first.
 	ToolMiddleware []ToolMiddleware
-	// Inner wraps the provider's client below the tool loop, outermost first: the place for checkpoints and
-	// compaction, which see every model call of the loop.
+	// Inner wraps the provider's client below the tool loop, the checkpoints and the unique call ids, outermost
+	// first: the place for compaction, which sees every model call of the loop.
 	Inner []chat.Middleware
 	// Telemetry, when not nil, traces and measures every run: an invoke_agent span per run, an execute_tool span
 	// per tool call and a chat span (with the token and duration metrics) per model call.

@@ -11,14 +11,14 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //	author names              the agent's name on every message
 //	the tool loop             model calls and tool calls, bounded by the run's budget
 //	checkpoints               each step stored before the next model call (checkpoint.go)
-//	Config.Inner              compaction belongs here, below the checkpoints
-//	unique call ids           repeated call ids made unique
+//	unique call ids           repeated call ids made unique, against the run's whole history
+//	Config.Inner              compaction belongs here, below the unique call ids, which must see what it removes
 //	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
 //
 // conv is nil for a run without a conversation, which has neither the conversation nor the checkpoints.
 func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
-	st.ids = uniqueCallIDs{next: provider}
-	inner := chat.Chain(&st.ids, h.cfg.Inner...)
+	st.ids = uniqueCallIDs{next: chat.Chain(provider, h.cfg.Inner...)}
+	var inner chat.Client = &st.ids
 	if conv != nil {
 		inner = &checkpoint{next: inner, conv: conv}
 	}
