@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -368,4 +369,21 @@ func TestAsToolConcurrentCalls(t *testing.T) {
 		is.Equal(string(rs[fmt.Sprint("c", i)].Result), fmt.Sprintf(`"did job %d"`, i))
 	}
 	is.True(res.Usage.InputTokens >= 600) // each helper's 100, besides the caller's own
+}
+
+func TestAsToolBoundByToolTimeout(t *testing.T) {
+	is := is.New(t)
+	blocking := chattest.FuncModel(func(ctx context.Context, _ []chat.Message, _ *chat.Options) (*chat.Response, error) {
+		<-ctx.Done() // a provider that does not answer
+		return nil, ctx.Err()
+	})
+	helper := namedHost(t, "helper", blocking, agent.Config{})
+	mainModel := chattest.NewScript(chattest.Calls(chattest.Call("c1", "ask_helper", `{"task":"x"}`)), chattest.Text("gave up"))
+	main := namedHost(t, "main", mainModel, agent.Config{ToolTimeout: 20 * time.Millisecond}, agent.AsTool(helper))
+	res, err := main.Run(context.Background(), agent.Text("go"))
+	is.NoErr(err)
+	is.Equal(res.Text(), "gave up")
+	// Either the host abandons the call at the timeout, or the delegate's run, ended by it, returns first.
+	msg := results(mainModel.Requests()[1].Messages)["c1"].Error
+	is.True(strings.Contains(msg, "did not finish within 20ms") || strings.Contains(msg, "context deadline exceeded"))
 }
