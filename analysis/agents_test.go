@@ -17,16 +17,16 @@ func TestAgentProblems(t *testing.T) {
 		use   *model.ToolsetUse
 		codes []string
 	}{
-		{"known toolset and picks", &model.ToolsetUse{Toolset: "*example.com/tickets.Tickets", Exclude: []string{"CloseTicket"}}, nil},
-		{"not a toolset", &model.ToolsetUse{Toolset: "example.com/tickets.Client"}, []string{"TSH023"}},
-		{"unknown exclude", &model.ToolsetUse{Toolset: "example.com/tickets.Tickets", Exclude: []string{"Reopen"}}, []string{"TSH024"}},
-		{"unknown include and exclude", &model.ToolsetUse{Toolset: "example.com/tickets.Tickets",
+		{"known toolset and picks", &model.ToolsetUse{Toolset: "example.com/tickets.Tickets", Exclude: []string{"CloseTicket"}}, nil},
+		{"unknown toolset is the parser's", &model.ToolsetUse{Toolset: "example.com/tickets.Client", Include: []string{"Get"}}, nil},
+		{"stale exclude", &model.ToolsetUse{Toolset: "example.com/tickets.Tickets", Exclude: []string{"Reopen"}}, []string{"TSH024"}},
+		{"stale include and exclude", &model.ToolsetUse{Toolset: "example.com/tickets.Tickets",
 			Include: []string{"Search"}, Exclude: []string{"CloseTicket", "Delete"}}, []string{"TSH024", "TSH024"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			pkg := &model.Package{Agents: []*model.Agent{{TypeName: "Support", Uses: []*model.ToolsetUse{tt.use}}}}
+			pkg := &model.Package{Path: "example.com/app", Agents: []*model.Agent{{TypeName: "Support", Uses: []*model.ToolsetUse{tt.use}}}}
 			var codes []string
 			for _, p := range agentProblems(pkg, known) {
 				is.Equal(p.agent, "Support")

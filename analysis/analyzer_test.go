@@ -38,6 +38,11 @@ var diagnosticPackages = []string{
 	"example.com/names/app",
 	"example.com/names/relay",
 	"example.com/names/deep",
+	"example.com/agents/tickets",
+	"example.com/agents/tsh023",
+	"example.com/agents/tsh024",
+	"example.com/agents/chains",
+	"example.com/agents/stalepick",
 }
 
 // TestDiagnostics runs every diagnostic package, the cross-package duplicates (app imports base directly, deep
