@@ -12,6 +12,8 @@ import (
 
 func (n *Notes) SourceName() string { return "Notes" }
 
-func (n *Notes) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) { return nil, nil }
+func (n *Notes) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {
+	return nil, nil
+}
 
 const NotesAddNoteID = "example.com/agents/tsh023.Notes.add_note"
