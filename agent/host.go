@@ -228,7 +228,7 @@ func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.
 				collect(u, nil)
 			}
 		})
-		usage = p.st.usage
+		usage = p.st.totalUsage()
 		if in.into != nil {
 			*in.into = *p.result(in, resp)
 		}
@@ -253,7 +253,7 @@ type preparedInput struct {
 }
 
 func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
-	res := &Result{Mode: p.st.mode, Pending: p.st.pending, Usage: p.st.usage}
+	res := &Result{Mode: p.st.mode, Pending: p.st.pending, Usage: p.st.totalUsage()}
 	res.Messages = in.msgs
 	if resp != nil {
 		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)

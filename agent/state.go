@@ -71,6 +71,13 @@ func (st *runState) addUsage(u chat.Usage) {
 	st.mu.Unlock()
 }
 
+// totalUsage returns the run's usage so far. A sub-agent tool abandoned at its timeout may still be reporting.
+func (st *runState) totalUsage() chat.Usage {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.usage
+}
+
 // findTool returns the tool called name among tools.
 func findTool(tools []*toolset.Tool, name string) *toolset.Tool {
 	for _, t := range tools {

@@ -203,8 +203,8 @@ func (s *subAgent) invoke(ctx context.Context, call *toolset.Call) (json.RawMess
 		opts = append(opts, inheritStanding(slices.Clone(caller.standing)))
 	}
 	res, err := s.host.Run(ctx, opts...)
-	if caller != nil && res != nil {
-		caller.addUsage(res.Usage)
+	if caller != nil && res != nil && ctx.Err() == nil {
+		caller.addUsage(res.Usage) // not for a call the caller abandoned at its timeout: its run may be over
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agent %s failed: %w", s.host.Name(), err)
