@@ -26,19 +26,20 @@
 // TSH007: two tools share a name, within the package or between the package and the packages it imports, or a
 // tool takes a name Typeshift reserves (the plan mode and handoff tools).
 //
-// TSH008: a WithName argument is not lower_snake_case. The suggested fix uses the snake_case form.
+// TSH008: a tool's WithName argument is not lower_snake_case (the suggested fix uses the snake_case form), or an
+// agent's WithName argument is not a string constant.
 //
 // TSH009 (warning): a tool has neither a doc comment on its method nor WithDescription.
 //
 // TSH010: the generated file typeshift_gen.go is missing, out of date, left over in a package without toolsets,
-// or not written by typeshift. The analyzer generates the file in memory with the generator's code and compares
-// bytes; when the file is only out of date, the suggested fix rewrites it. The check waits until the package has
-// no other errors (the generator writes nothing until then), and -generated=false turns it off, for builds that
-// run go generate before go vet anyway. A cache in the user's cache directory (TYPESHIFT_VET_CACHE moves it, "off"
-// turns it off) spares generating the file again while the declarations stay the same.
+// or not written by typeshift. The generator writes a fingerprint of what it read (the model) under the file's
+// header; the analyzer compares it with the fingerprint of the model it parsed, without generating the file. When
+// the file is only out of date, the suggested fix rewrites it. Edits by hand below the fingerprint are left to CI's
+// go generate and git diff. The check waits until the package has no other errors (the generator writes nothing
+// until then), and -generated=false turns it off.
 //
-// TSH014: an AddTool chain is not a statement directly in Declare: it sits in a loop, a condition, a helper or
-// a closure, where the generator cannot read it.
+// TSH014: an AddTool chain, or an agent's agent.Use chain, is not a statement directly in Declare: it sits in a
+// loop, a condition, a variable, a helper or a closure, where the generator cannot read it.
 //
 // TSH015: a tool's chain is split over several statements, or its builder is kept in a variable.
 //
@@ -57,12 +58,11 @@
 // TSH022 (information, off unless -fielddocs is set): an input field has no description, so the model has
 // only its name to go by. Booleans and fields whose values are enumerated are exempt.
 //
-// TSH023 and TSH024 check agent declarations, against the toolsets of the package and of the packages it
-// imports, and are reported once the parser reads agents:
-//
 // TSH023: agent.Use names a type that is not a toolset.
 //
-// TSH024: an agent's Include or Exclude picks a method that is not a tool of the toolset.
+// TSH024: an agent's Include or Exclude picks a method that is not a tool of the toolset, or something other than
+// a method expression of it. For a toolset of another package, the analyzer also checks the picks against the
+// tools that package's source declares, which catches a pick its out-of-date generated code still allows.
 //
 // Toolsets declared in _test.go files are not checked: the generator does not read test files either.
 package analysis

@@ -54,13 +54,13 @@ func module(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// run runs a command in dir without network or workspace, with typeshift-vet's cache in a temporary directory, and
+// run runs a command in dir without network or workspace, and
 // returns its combined output and exit code.
 func run(t *testing.T, dir string, name string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod", "TYPESHIFT_VET_CACHE="+t.TempDir())
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=mod")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
