@@ -285,6 +285,9 @@ func StoreSummary(ctx context.Context, summary chat.Message, keptFrom int) {
 	}
 	c := mc.conv
 	d := summaryData{Messages: append([]chat.Message{summary}, mc.msgs[keptFrom:]...), Mode: c.st.mode, Standing: fromStanding(c.st.standing)}
+	if c.routed {
+		d.Agent = c.st.name
+	}
 	if err := c.append(ctx, "storing a summary", jsonEntry(storage.EntrySummary, d)); err != nil {
 		c.fail(err)
 	}

@@ -82,6 +82,13 @@ type conversationRun struct {
 	anchors  []anchor       // taken in, and where they go in each later call
 
 	pub *publisher // a streaming run's updates, to watchers
+
+	// Handoff (handoff.go): the agent whose run the conversation holds changes with h and st.
+	lastAgent string          // the agent that answered last, as the conversation records it
+	routed    bool            // the conversation was handed off once: its run ends record the agent
+	next      *pendingHandoff // a handoff the tool loop passed out
+	hops      int             // how many times the run was handed on
+	first     *runState       // the run's first agent, once it was handed on
 }
 
 // openConversation claims the run's conversation, loads it, and puts its history before the run's input. It
@@ -135,6 +142,7 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	if !ri.modeSet {
 		st.mode, st.run.Mode = l.mode, l.mode
 	}
+	c.lastAgent = l.agent
 	st.standing = append(l.standing, st.standing...)
 
 	in.msgs = append(l.msgs, in.msgs...)
@@ -296,6 +304,9 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			}
 		}
 		endData := runEndData{Mode: c.st.mode, Standing: fromStanding(c.st.standing), Pending: len(c.st.pending)}
+		if c.routed {
+			endData.Agent = c.st.name // the next run goes to it
+		}
 		if runErr != nil {
 			endData.Error = runErr.Error()
 		}
@@ -375,7 +386,7 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 	if err != nil {
 		return nil, c.conv.end(ctx, msgs, nil, err)
 	}
-	resp, err := c.next.Respond(ctx, msgs, opts)
+	resp, err := c.conv.respond(ctx, c.next, msgs, opts, nil)
 	return resp, c.conv.end(ctx, msgs, resp, err)
 }
 
@@ -387,21 +398,14 @@ func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, op
 			return
 		}
 		c.conv.pub = newPublisher(c.conv)
-		var runErr error
 		stopped := false
-		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
-			for u, err := range c.next.Stream(ctx, msgs, opts) {
-				if err != nil {
-					runErr = err
-					return
-				}
-				collect(u, nil)
-				c.conv.pub.send(u)
-				if !yield(u, nil) {
-					stopped = true
-					return
-				}
+		resp, runErr := c.conv.respond(ctx, c.next, msgs, opts, func(u chat.Update) bool {
+			c.conv.pub.send(u)
+			if !yield(u, nil) {
+				stopped = true
+				return false
 			}
+			return true
 		})
 		if stopped {
 			// The caller stopped reading: the run's end records why it ended early; the caller asked for it.

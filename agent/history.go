@@ -24,6 +24,8 @@ type runEndData struct {
 	Standing []standingData `json:"standing,omitempty"`
 	Pending  int            `json:"pending,omitempty"`
 	Error    string         `json:"error,omitempty"`
+	// Agent is the agent that answered last, once the conversation has been handed off: the next run goes to it.
+	Agent string `json:"agent,omitempty"`
 }
 
 // summaryData is the data of an EntrySummary: the messages that stand for everything before it, and the mode and
@@ -32,6 +34,7 @@ type summaryData struct {
 	Messages []chat.Message `json:"messages"`
 	Mode     string         `json:"mode"`
 	Standing []standingData `json:"standing,omitempty"`
+	Agent    string         `json:"agent,omitempty"`
 }
 
 // standingData is a standing approval as stored.
@@ -62,6 +65,7 @@ type loaded struct {
 	msgs     []chat.Message
 	mode     string
 	standing []standingApproval
+	agent    string // the agent that answered last, when the conversation was handed off
 	// closed holds the IDs of the approval requests that were answered and whose calls have a result: an answer
 	// to one of them is an error (ApprovalClosed).
 	closed map[string]bool
@@ -117,14 +121,14 @@ func buildHistory(conversationID string, entries []storage.Entry) (*loaded, erro
 			if err := json.Unmarshal(e.Data, &d); err != nil {
 				return nil, corrupt(conversationID, e, err)
 			}
-			l.mode, l.standing = d.Mode, toStanding(d.Standing)
+			l.mode, l.standing, l.agent = d.Mode, toStanding(d.Standing), d.Agent
 		case storage.EntrySummary:
 			var d summaryData
 			if err := json.Unmarshal(e.Data, &d); err != nil {
 				return nil, corrupt(conversationID, e, err)
 			}
 			msgs = slices.Clone(d.Messages)
-			l.mode, l.standing = d.Mode, toStanding(d.Standing)
+			l.mode, l.standing, l.agent = d.Mode, toStanding(d.Standing), d.Agent
 		case storage.EntryApprovalAnswers:
 			var d startedData
 			if err := json.Unmarshal(e.Data, &d); err != nil {

@@ -76,6 +76,11 @@ type Config struct {
 	ToolTimeout time.Duration
 	// Logger receives what the model must not read, such as a panicking tool's stack. Nil discards it.
 	Logger *slog.Logger
+
+	// Handoffs are the agents a run with a [Conversation] may hand the conversation to, each offered as a tool
+	// handoff_to_<agent>; the conversation's next run goes to the agent that answered last. [Host.AddHandoffs]
+	// adds targets after the host exists, for handoffs both ways. See docs/handoff.md.
+	Handoffs []Handoff
 }
 
 // A Host runs one agent. It is safe for concurrent use: each run builds its own pipeline.
@@ -90,6 +95,7 @@ type Host struct {
 	invoker  ToolInvoker
 	exitPlan *toolset.Tool
 	live     liveRuns    // runs holding their conversation, for Steer
+	handoffs handoffs    // the agents runs may hand their conversation to
 	fixed    chat.Client // Config.Client, instrumented
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
 	// long as the host.
@@ -160,6 +166,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, ErrNoClient
 	}
 	h.offer = h.combine()
+	if err := h.AddHandoffs(cfg.Handoffs...); err != nil {
+		return nil, err
+	}
 	h.invoker = chainTools(h.baseInvoke, cfg.ToolMiddleware)
 	if cfg.Store != nil {
 		h.useStore()
@@ -253,7 +262,11 @@ type preparedInput struct {
 }
 
 func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
-	res := &Result{Mode: p.st.mode, Pending: p.st.pending, Usage: p.st.totalUsage()}
+	last := p.st
+	if p.st.last != nil {
+		last = p.st.last // the run was handed off: the last agent's state is the run's
+	}
+	res := &Result{Mode: last.mode, Pending: last.pending, Usage: p.st.totalUsage(), Agent: last.name}
 	res.Messages = in.msgs
 	if resp != nil {
 		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)
@@ -283,32 +296,7 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	st.standing = ri.standing // inherited by a sub-agent's run from its caller (see AsTool)
 	st.run = toolset.Run{SettingsID: ri.settingsID, RunID: newRunID(), Agent: h.decl.Name, Mode: ri.mode}
 
-	// Settings layers: code defaults, then the stored settings, then the run's.
-	st.resolved = codeDefaults(h.agent)
-	r := &st.resolved
-	if h.cfg.Settings != nil && ri.settingsID != "" {
-		doc, err := h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
-		if err != nil {
-			return prepared{}, in, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
-		}
-		if err := r.apply("stored", doc, h.decl.Configurable); err != nil {
-			return prepared{}, in, err
-		}
-	}
-	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
-		return prepared{}, in, err
-	}
-	st.limits = r.limits
-	st.remaining = r.limits.maxIterations
-
-	tools, err := h.tools(ctx, st, r.toolLayers)
-	if err != nil {
-		return prepared{}, in, err
-	}
-	st.opts = r.opts // a copy: the agent's recorded defaults stay as they are
-	st.opts.Tools = tools
-
-	client, err := h.client(ctx, r.provider, st.opts.Model)
+	client, err := h.resolve(ctx, st)
 	if err != nil {
 		return prepared{}, in, err
 	}
@@ -317,7 +305,50 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	if err != nil {
 		return prepared{}, in, err
 	}
-	return prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.opts}, in, nil
+	p := prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.opts}
+	if conv != nil {
+		// The conversation's next run goes to the agent that answered last, under the claim taken here.
+		if p, err = h.route(ctx, p, conv); err != nil {
+			_ = conv.close()
+			return prepared{}, in, err
+		}
+	}
+	return p, in, nil
+}
+
+// resolve layers a run's settings (code defaults, the stored settings, the run's), creates its tools and options,
+// and returns its provider's client.
+func (h *Host) resolve(ctx context.Context, st *runState) (chat.Client, error) {
+	ri := &st.input
+	// Settings layers: code defaults, then the stored settings, then the run's.
+	st.resolved = codeDefaults(h.agent)
+	r := &st.resolved
+	if h.cfg.Settings != nil && ri.settingsID != "" {
+		doc, err := h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
+		if err != nil {
+			return nil, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
+		}
+		if err := r.apply("stored", doc, h.decl.Configurable); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
+		return nil, err
+	}
+	st.limits = r.limits
+	st.remaining = r.limits.maxIterations
+
+	tools, err := h.tools(ctx, st, r.toolLayers)
+	if err != nil {
+		return nil, err
+	}
+	if tools, err = h.handoffTools(st, tools); err != nil {
+		return nil, err
+	}
+	st.opts = r.opts // a copy: the agent's recorded defaults stay as they are
+	st.opts.Tools = tools
+
+	return h.client(ctx, r.provider, st.opts.Model)
 }
 
 // client returns the provider's client for a run, instrumented: Config.Client, or the one Config.Providers makes.

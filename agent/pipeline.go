@@ -17,6 +17,16 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //
 // conv is nil for a run without a conversation, which has neither the conversation nor the checkpoints.
 func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
+	c := h.stages(st, provider, conv)
+	if conv != nil {
+		c = &conversationClient{next: c, conv: conv}
+	}
+	return c
+}
+
+// stages builds the pipeline below the conversation: what an agent a run is handed to runs, under the
+// conversation of the run it continues (see handoff.go).
+func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
 	st.ids = uniqueCallIDs{next: chat.Chain(provider, h.cfg.Inner...)}
 	var inner chat.Client = &st.ids
 	if conv != nil {
@@ -29,9 +39,5 @@ func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRu
 	if len(h.cfg.ContextProviders) > 0 {
 		c = &contextClient{next: c, st: st, providers: h.cfg.ContextProviders}
 	}
-	c = runMiddleware(c, h.cfg.Middleware)
-	if conv != nil {
-		c = &conversationClient{next: c, conv: conv}
-	}
-	return c
+	return runMiddleware(c, h.cfg.Middleware)
 }

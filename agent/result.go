@@ -19,6 +19,9 @@ type Result struct {
 	Mode string
 	// FinishReason is the last model call's.
 	FinishReason chat.FinishReason
+	// Agent names the agent that answered last: the host's own, or the agent the run was handed off to (see
+	// docs/handoff.md). The conversation's next run goes to it.
+	Agent string
 }
 
 // Text returns the text of the last assistant message.

@@ -30,6 +30,9 @@ type runState struct {
 	failingRounds int
 	standing      []standingApproval
 	pending       []chat.ApprovalRequest
+	// last is the run of the agent the run was handed off to last, whose mode and pending requests are the run's;
+	// nil when the run was not handed off.
+	last *runState
 
 	mu    sync.Mutex // guards usage: concurrent tools may run sub-agents that report it
 	usage chat.Usage

@@ -66,6 +66,18 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			req = append(req, resp.Messages...)
 			return out, nil
 		}
+		if results, ok := st.handOffCalls(ctx, calls, o.Tools); ok {
+			// A handoff ends the pass: the conversation layer goes on with the agent handed to.
+			if emit != nil && !emit(callsUpdate(resp.Messages[at])) {
+				return out, errStopped
+			}
+			req = append(req, resp.Messages...)
+			req = append(req, chat.Message{Role: chat.RoleTool, Parts: results})
+			if emit != nil && !emit(chat.Update{Role: chat.RoleTool, Parts: results}) {
+				return out, errStopped
+			}
+			return out, nil
+		}
 
 		s := l.classify(calls, opts.Tools, last)
 		if len(s.requests) > 0 {
