@@ -95,12 +95,13 @@ const publishBuffer = 256
 
 func newPublisher(c *conversationRun) *publisher {
 	p := &publisher{c: c, ch: make(chan chat.Update, publishBuffer)}
+	runID := c.st.run.RunID // read once: a handoff switches the run's state, never its id
 	p.done.Add(1)
 	go func() {
 		defer p.done.Done()
 		ctx := context.Background()
 		for u := range p.ch {
-			data, err := encodeUpdate(c.st.run.RunID, u)
+			data, err := encodeUpdate(runID, u)
 			if err != nil {
 				continue
 			}
