@@ -89,7 +89,7 @@ func (hs *handoffs) list() []handoffTarget {
 // AddHandoffs lets h hand its conversations to more agents, in addition to Config.Handoffs: the way to declare
 // handoffs that go both ways, since a host must exist before another names it. Call it before h's runs start. It
 // fails, adding nothing, on a nil host, on h itself ([ErrSelfHandoff]), and on two targets whose tools would take
-// the same name.
+// the same name, and on a target without Config.Store.
 func (h *Host) AddHandoffs(targets ...Handoff) error {
 	h.handoffs.mu.Lock()
 	defer h.handoffs.mu.Unlock()
@@ -100,6 +100,9 @@ func (h *Host) AddHandoffs(targets ...Handoff) error {
 			return fmt.Errorf("agent %s: a handoff without a host", h.decl.Name)
 		case t.To == h || t.To.decl.Name == h.decl.Name:
 			return fmt.Errorf("agent %s: %w", h.decl.Name, ErrSelfHandoff)
+		case t.To.cfg.Store == nil:
+			// The target stores its approved calls as started, and reads its stored settings, through its own.
+			return fmt.Errorf("agent %s: the handoff target %s has no Config.Store: give it the store of the conversations it takes over", h.decl.Name, t.To.decl.Name)
 		}
 		name := handoffToolName(t.To.decl.Name)
 		if i := slices.IndexFunc(out, func(o handoffTarget) bool { return o.tool.Name == name }); i >= 0 {

@@ -196,24 +196,30 @@ func TestHandoffChainLimit(t *testing.T) {
 
 func TestHandoffToSelfRefused(t *testing.T) {
 	is := is.New(t)
-	a := namedHost(t, "alpha", chattest.NewScript(), agent.Config{})
+	s := memory.New()
+	a := namedHost(t, "alpha", chattest.NewScript(), agent.Config{Store: s})
 	is.True(errors.Is(a.AddHandoffs(agent.Handoff{To: a}), agent.ErrSelfHandoff))
 	// Another host of the same name is the same agent: the conversation could not tell them apart.
-	_, err := agent.NewHost(&namedAgent{name: "alpha"}, agent.Config{Client: chattest.NewScript(), Handoffs: []agent.Handoff{{To: a}}})
+	_, err := agent.NewHost(&namedAgent{name: "alpha"}, agent.Config{Client: chattest.NewScript(), Store: s, Handoffs: []agent.Handoff{{To: a}}})
 	is.True(errors.Is(err, agent.ErrSelfHandoff))
 	is.True(a.AddHandoffs(agent.Handoff{}) != nil)
 	// Two agents whose names give the same tool name.
-	b1 := namedHost(t, "Billing", chattest.NewScript(), agent.Config{})
-	b2 := namedHost(t, "billing", chattest.NewScript(), agent.Config{})
-	is.True(a.AddHandoffs(agent.Handoff{To: b1}, agent.Handoff{To: b2}) != nil)
+	b1 := namedHost(t, "Billing", chattest.NewScript(), agent.Config{Store: s})
+	b2 := namedHost(t, "billing", chattest.NewScript(), agent.Config{Store: s})
+	err = a.AddHandoffs(agent.Handoff{To: b1}, agent.Handoff{To: b2})
+	is.True(err != nil && strings.Contains(err.Error(), "handoff_to_billing"))
+	// A target without a store could not take a stored conversation over.
+	err = a.AddHandoffs(agent.Handoff{To: namedHost(t, "gamma", chattest.NewScript(), agent.Config{})})
+	is.True(err != nil && strings.Contains(err.Error(), "Config.Store"))
 }
 
 func TestHandoffNeedsConversation(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	billing := namedHost(t, "billing", chattest.NewScript(), agent.Config{})
+	s := memory.New()
+	billing := namedHost(t, "billing", chattest.NewScript(), agent.Config{Store: s})
 	model := chattest.NewScript(chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{}`)), chattest.Text("done myself"))
-	front := namedHost(t, "frontdesk", model, agent.Config{Handoffs: []agent.Handoff{{To: billing}}}, echo("search"))
+	front := namedHost(t, "frontdesk", model, agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}}, echo("search"))
 	res, err := front.Run(ctx, agent.Text("invoice?"))
 	is.NoErr(err)
 	is.Equal(res.Agent, "frontdesk")
@@ -303,4 +309,42 @@ func TestHandoffOtherCallsNotRun(t *testing.T) {
 	is.True(!ran)
 	is.True(strings.Contains(results(res.Messages)["s1"].Error, "handed off to billing"))
 	is.True(slices.ContainsFunc(res.New, func(m chat.Message) bool { return m.Text() == "ok" }))
+}
+
+func TestHandoffApprovalsAndModeGoOn(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := memory.New()
+	refund := needsApproval(echo("refund"))
+	billingModel := chattest.NewScript(
+		chattest.Calls(chattest.Call("r1", "refund", `{"invoice":12}`)),
+		chattest.Text("Refunded invoice 12."),
+	)
+	billing := namedHost(t, "billing", billingModel, agent.Config{Store: s}, refund, readOnly(echo("lookup")))
+	front := namedHost(t, "frontdesk", chattest.NewScript(chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{}`))),
+		agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}})
+
+	// The run ends with billing's request pending; the answer, given to the front desk's host, reaches billing.
+	res, err := front.Run(ctx, inConv("c8", agent.Text("refund invoice 12"))...)
+	is.NoErr(err)
+	is.Equal(res.Agent, "billing")
+	is.Equal(len(res.Pending), 1)
+	is.Equal(res.Pending[0].Call.Name, "refund")
+	res, err = front.Run(ctx, inConv("c8", agent.Approve(res.Pending[0].ID))...)
+	is.NoErr(err)
+	is.Equal(res.Agent, "billing")
+	is.Equal(res.Text(), "Refunded invoice 12.")
+	is.Equal(string(results(res.Messages)["r1"].Result), `{"invoice":12}`)
+	checkHistory(t, billingModel.Requests()[1].Messages)
+
+	// Plan mode goes with the conversation: billing plans too, offered its read-only tools only.
+	planModel := chattest.NewScript(chattest.Text("a plan"))
+	billing2 := namedHost(t, "billing", planModel, agent.Config{Store: s}, refund, readOnly(echo("lookup")))
+	front2 := namedHost(t, "frontdesk", chattest.NewScript(chattest.Calls(chattest.Call("h2", "handoff_to_billing", `{}`))),
+		agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing2}}})
+	res, err = front2.Run(ctx, inConv("c9", agent.Text("plan a refund"), agent.Mode(agent.ModePlan))...)
+	is.NoErr(err)
+	is.Equal(res.Agent, "billing")
+	is.Equal(res.Mode, agent.ModePlan)
+	is.Equal(toolNames(planModel.Requests()[0].Options), []string{"lookup", agent.ExitPlanModeTool})
 }
