@@ -348,3 +348,32 @@ func TestHandoffApprovalsAndModeGoOn(t *testing.T) {
 	is.Equal(res.Mode, agent.ModePlan)
 	is.Equal(toolNames(planModel.Requests()[0].Options), []string{"lookup", agent.ExitPlanModeTool})
 }
+
+func TestHandoffSteering(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := memory.New()
+	var front *agent.Host
+	var steerErr error
+	billingModel := chattest.NewScript()
+	calls := 0
+	billingFn := chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+		calls++
+		if calls == 1 {
+			// Steering sent to the host the caller knows reaches the run now held by billing.
+			steerErr = front.Steer(ctx, tenant, "c10", chat.UserText("it is invoice 13, not 12"))
+			return chattest.Calls(chattest.Call("b1", "lookup", `{}`)), nil
+		}
+		return billingModel.Respond(ctx, msgs, opts)
+	})
+	billingModel.Reply(chattest.Text("Invoice 13 is paid."))
+	billing := namedHost(t, "billing", billingFn, agent.Config{Store: s}, echo("lookup"))
+	front = namedHost(t, "frontdesk", chattest.NewScript(chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{}`))),
+		agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}})
+	res, err := front.Run(ctx, inConv("c10", agent.Text("was invoice 12 paid?"))...)
+	is.NoErr(err)
+	is.NoErr(steerErr)
+	is.Equal(res.Text(), "Invoice 13 is paid.")
+	seen := billingModel.Requests()[0].Messages
+	is.Equal(seen[len(seen)-1].Text(), "it is invoice 13, not 12")
+}

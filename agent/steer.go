@@ -23,7 +23,7 @@ func (h *Host) Steer(ctx context.Context, settingsID, conversationID string, msg
 	if msg.Role == "" {
 		msg.Role = chat.RoleUser
 	}
-	if c := h.live.get(settingsID, conversationID); c != nil {
+	if c := h.liveRun(settingsID, conversationID); c != nil {
 		c.takeSteering([]chat.Message{msg})
 		return nil
 	}
