@@ -131,6 +131,9 @@ type decodeOpts struct {
 	list bool
 	// stringify is the ",string" option.
 	stringify bool
+	// typeEnumRead and consEnumRead say that the value was read by matching the type's or the field's enum, which
+	// needs no further check.
+	typeEnumRead, consEnumRead bool
 }
 
 // decodeValue writes statements that read the next value into target, an addressable expression of type t.
@@ -158,7 +161,20 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 			g.p("%s = %s", target, convert(t.GoType, native, "d."+read))
 		}
 	case model.String:
-		g.p("%s = %s", target, convert(t.GoType, "string", "d.String()"))
+		// An enumerated string is matched without copying it and set to the matching literal, which costs no
+		// allocation where d.String() would cost one.
+		if cases, ok := stringEnum(t.Enum); ok {
+			o.typeEnumRead = true
+			g.enumRead(target, t.Enum, cases)
+		} else if o.cons != nil {
+			if cases, ok := stringEnum(o.cons.Enum); ok {
+				o.consEnumRead = true
+				g.enumRead(target, o.cons.Enum, cases)
+			}
+		}
+		if !o.typeEnumRead && !o.consEnumRead {
+			g.p("%s = %s", target, convert(t.GoType, "string", "d.String()"))
+		}
 	case model.Bytes:
 		g.p("if d.Null() {")
 		g.p("%s = nil", target)
@@ -326,7 +342,7 @@ func (g *gen) itemChecks(target string, o decodeOpts) {
 
 // valueChecks checks a scalar value just read against its type's enum and its field's constraints.
 func (g *gen) valueChecks(t *model.Type, target string, o decodeOpts) error {
-	if len(t.Enum) > 0 {
+	if len(t.Enum) > 0 && !o.typeEnumRead {
 		if err := g.enumCheck(target, t.Enum); err != nil {
 			return err
 		}
@@ -335,7 +351,7 @@ func (g *gen) valueChecks(t *model.Type, target string, o decodeOpts) error {
 		return nil
 	}
 	c := o.cons
-	if len(c.Enum) > 0 {
+	if len(c.Enum) > 0 && !o.consEnumRead {
 		if err := g.enumCheck(target, c.Enum); err != nil {
 			return err
 		}
@@ -407,25 +423,70 @@ func lengthCond(n string, c *model.Constraints) string {
 // enumCheck checks target against enum values, given as JSON literals.
 func (g *gen) enumCheck(target string, enum []string) error {
 	cases := make([]string, len(enum))
-	shown := make([]string, len(enum))
 	for i, lit := range enum {
 		v, err := goLiteral(lit)
 		if err != nil {
 			return err
 		}
 		cases[i] = v
+	}
+	g.p("switch %s {", target)
+	g.p("case %s:", strings.Join(cases, ", "))
+	g.p("default:")
+	g.p("d.Failf(%s)", enumMessage(enum, cases))
+	g.p("}")
+	return nil
+}
+
+// enumMessage is the quoted format of the error for a value outside enum, whose Go literals are cases.
+func enumMessage(enum, cases []string) string {
+	shown := make([]string, len(enum))
+	for i, lit := range enum {
 		shown[i] = lit
-		if s, err := strconv.Unquote(v); err == nil {
+		if s, err := strconv.Unquote(cases[i]); err == nil {
 			shown[i] = s
 		}
 	}
 	msg := "must be one of " + strings.Join(shown, ", ")
-	g.p("switch %s {", target)
-	g.p("case %s:", strings.Join(cases, ", "))
+	return strconv.Quote(strings.ReplaceAll(msg, "%", "%%"))
+}
+
+// stringEnum returns the Go literals of enum values that are all JSON strings, false if there are none or one is
+// not a string.
+func stringEnum(enum []string) ([]string, bool) {
+	if len(enum) == 0 {
+		return nil, false
+	}
+	cases := make([]string, len(enum))
+	for i, lit := range enum {
+		if !strings.HasPrefix(lit, `"`) {
+			return nil, false
+		}
+		v, err := goLiteral(lit)
+		if err != nil {
+			return nil, false
+		}
+		cases[i] = v
+	}
+	return cases, true
+}
+
+// enumRead reads a string into target by matching it against enum, whose Go literals are cases, so that target
+// gets the literal rather than a copy of the input.
+func (g *gen) enumRead(target string, enum, cases []string) {
+	g.p("switch string(d.StringBytes()) {")
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		g.p("case %s:", c)
+		g.p("%s = %s", target, c)
+	}
 	g.p("default:")
-	g.p("d.Failf(%s)", strconv.Quote(strings.ReplaceAll(msg, "%", "%%")))
+	g.p("d.Failf(%s)", enumMessage(enum, cases))
 	g.p("}")
-	return nil
 }
 
 // goLiteral turns a JSON literal (string, number or boolean) into a Go literal.

@@ -65,7 +65,11 @@
 //
 // The decoder allocates only for what it returns: a string without escapes
 // costs one allocation, an empty one none, and errors allocate only when they
-// happen.
+// happen. [Decoder.StringBytes] returns a string's text without copying it,
+// so that generated code can match an enumerated value and keep the type's
+// constant instead of a copy. Date-times in UTC ("...Z") are read without
+// the time package's general parser, and [AppendTime] writes the common
+// years and zones by hand, with the same results.
 //
 // # Encoding
 //

@@ -12,9 +12,10 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// htmlSafe marks the ASCII bytes encoding/json writes as they are by default:
-// printable ASCII other than '"', '\\', '<', '>' and '&'.
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+// htmlSafe marks the bytes encoding/json writes as they are by default:
+// printable ASCII other than '"', '\\', '<', '>' and '&'. It covers every
+// byte value so that indexing it needs no bounds check.
+var htmlSafe = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
@@ -29,11 +30,12 @@ func AppendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		// One test for the common byte.
+		if htmlSafe[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if htmlSafe[c] {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -136,6 +138,9 @@ func AppendFloat(b []byte, v float64, bits int) []byte {
 // [0, 9999] and its zone offset within a day. json.Marshal fails otherwise;
 // generated code checks it and reports an error.
 func TimeOK(t time.Time) bool {
+	if _, _, _, ok := rfc3339Local(t); ok {
+		return true
+	}
 	var buf [64]byte
 	_, err := t.AppendText(buf[:0])
 	return err == nil
@@ -146,7 +151,9 @@ func TimeOK(t time.Time) bool {
 // same layout without the range checks.
 func AppendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	if out, err := t.AppendText(b); err == nil {
+	if out, ok := appendRFC3339(b, t); ok {
+		b = out
+	} else if out, err := t.AppendText(b); err == nil {
 		b = out
 	} else {
 		b = t.AppendFormat(b, time.RFC3339Nano)

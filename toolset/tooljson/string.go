@@ -214,6 +214,22 @@ func (d *Decoder) String() string {
 	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
+// StringBytes reads a JSON string as String does and returns its text
+// without copying it: the result may alias the input or an internal buffer
+// and is valid until the next call. Generated code uses it to match a value
+// against an enumeration, keeping the type's constant rather than a copy.
+func (d *Decoder) StringBytes() []byte {
+	raw, simple, ok := d.stringContent("a string")
+	if !ok {
+		return nil
+	}
+	if simple {
+		return raw
+	}
+	d.buf = appendUnescaped(d.buf[:0], raw)
+	return d.buf
+}
+
 // Bytes reads a JSON string holding standard base64 with padding, as
 // encoding/json writes a []byte, and returns the decoded bytes (non-nil, even
 // when empty). Unlike encoding/json it does not accept an array of numbers.

@@ -39,6 +39,9 @@ func (d *Decoder) Time() time.Time {
 	if d.err != nil {
 		return time.Time{}
 	}
+	if t, ok := parseUTCTime(d.data[start+1 : d.pos-1]); ok {
+		return t
+	}
 	var t time.Time
 	if err := t.UnmarshalJSON(d.data[start:d.pos]); err != nil {
 		d.failValue("must be a date-time string in RFC 3339 format, such as \"2006-01-02T15:04:05Z\", got " +
