@@ -49,51 +49,52 @@ func runEnds(t *testing.T, s storage.Store, id string) []string {
 func used(r *chat.Response) *chat.Response { r.Usage = oneUsage; return r }
 
 func TestHandoffWithinRun(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	s := memory.New()
-	billingModel := chattest.NewScript(
-		used(chattest.Calls(chattest.Call("b1", "lookup_invoice", `{"number":12}`))),
-		used(chattest.Text("Invoice 12 was paid on 3 March.")),
-	)
-	billing := namedHost(t, "billing", billingModel, agent.Config{Store: s}, echo("lookup_invoice"))
-	frontModel := chattest.NewScript(used(chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{"reason":"an invoice question"}`))))
-	front := namedHost(t, "frontdesk", frontModel, agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}}, echo("search"))
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		billingModel := chattest.NewScript(
+			used(chattest.Calls(chattest.Call("b1", "lookup_invoice", `{"number":12}`))),
+			used(chattest.Text("Invoice 12 was paid on 3 March.")),
+		)
+		billing := namedHost(t, "billing", billingModel, agent.Config{Store: s}, echo("lookup_invoice"))
+		frontModel := chattest.NewScript(used(chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{"reason":"an invoice question"}`))))
+		front := namedHost(t, "frontdesk", frontModel, agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}}, echo("search"))
 
-	res, err := front.Run(ctx, inConv("c1", agent.Text("was invoice 12 paid?"))...)
-	is.NoErr(err)
-	is.Equal(res.Agent, "billing")
-	is.Equal(res.Text(), "Invoice 12 was paid on 3 March.")
-	is.Equal(res.Usage.TotalTokens, 3*oneUsage.TotalTokens) // three model calls, two agents
-	checkHistory(t, res.Messages)
+		res, err := front.Run(ctx, inConv("c1", agent.Text("was invoice 12 paid?"))...)
+		is.NoErr(err)
+		is.Equal(res.Agent, "billing")
+		is.Equal(res.Text(), "Invoice 12 was paid on 3 March.")
+		is.Equal(res.Usage.TotalTokens, 3*oneUsage.TotalTokens) // three model calls, two agents
+		checkHistory(t, res.Messages)
 
-	// The front desk was offered the handoff; billing runs with its own instructions and tools, and none to
-	// hand off to.
-	is.Equal(toolNames(frontModel.Requests()[0].Options), []string{"search", "handoff_to_billing"})
-	breq := billingModel.Requests()
-	is.Equal(len(breq), 2)
-	is.Equal(breq[0].Options.Instructions, "You are billing.")
-	is.Equal(toolNames(breq[0].Options), []string{"lookup_invoice"})
-	// Billing sees the conversation so far, the handoff's result last.
-	seen := breq[0].Messages
-	is.Equal(seen[0].Text(), "was invoice 12 paid?")
-	r := results(seen)["h1"]
-	is.Equal(r.Error, "")
-	is.Equal(string(r.Result), `{"handed_off_from":"frontdesk","handed_off_to":"billing","reason":"an invoice question"}`)
-	// Its tool ran.
-	is.Equal(string(results(breq[1].Messages)["b1"].Result), `{"number":12}`)
+		// The front desk was offered the handoff; billing runs with its own instructions and tools, and none to
+		// hand off to.
+		is.Equal(toolNames(frontModel.Requests()[0].Options), []string{"search", "handoff_to_billing"})
+		breq := billingModel.Requests()
+		is.Equal(len(breq), 2)
+		is.Equal(breq[0].Options.Instructions, "You are billing.")
+		is.Equal(toolNames(breq[0].Options), []string{"lookup_invoice"})
+		// Billing sees the conversation so far, the handoff's result last.
+		seen := breq[0].Messages
+		is.Equal(seen[0].Text(), "was invoice 12 paid?")
+		r := results(seen)["h1"]
+		is.Equal(r.Error, "")
+		is.Equal(string(r.Result), `{"handed_off_from":"frontdesk","handed_off_to":"billing","reason":"an invoice question"}`)
+		// Its tool ran.
+		is.Equal(string(results(breq[1].Messages)["b1"].Result), `{"number":12}`)
 
-	// One run in the store: the steps of each agent stored under its name, the end recording the last agent.
-	all, err := s.LoadAll(ctx, tenant, "c1")
-	is.NoErr(err)
-	is.Equal(types(all), "run_start,input,response,tool_results,response,tool_results,response,run_end")
-	var agents []string
-	for _, e := range all {
-		is.Equal(e.RunID, all[0].RunID)
-		agents = append(agents, e.Agent)
-	}
-	is.Equal(strings.Join(agents, ","), "frontdesk,frontdesk,frontdesk,frontdesk,billing,billing,billing,billing")
-	is.Equal(runEnds(t, s, "c1"), []string{"billing"})
+		// One run in the store: the steps of each agent stored under its name, the end recording the last agent.
+		all, err := s.LoadAll(ctx, tenant, "c1")
+		is.NoErr(err)
+		is.Equal(types(all), "run_start,input,response,tool_results,response,tool_results,response,run_end")
+		var agents []string
+		for _, e := range all {
+			is.Equal(e.RunID, all[0].RunID)
+			agents = append(agents, e.Agent)
+		}
+		is.Equal(strings.Join(agents, ","), "frontdesk,frontdesk,frontdesk,frontdesk,billing,billing,billing,billing")
+		is.Equal(runEnds(t, s, "c1"), []string{"billing"})
+	})
 }
 
 func TestHandoffNextRunGoesToLastAgent(t *testing.T) {
@@ -376,4 +377,29 @@ func TestHandoffSteering(t *testing.T) {
 	is.Equal(res.Text(), "Invoice 13 is paid.")
 	seen := billingModel.Requests()[0].Messages
 	is.Equal(seen[len(seen)-1].Text(), "it is invoice 13, not 12")
+}
+
+func TestHandoffAfterAnApprovedCall(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := memory.New()
+	billingModel := chattest.NewScript(chattest.Text("billing takes it from here"))
+	billing := namedHost(t, "billing", billingModel, agent.Config{Store: s})
+	frontModel := chattest.NewScript(
+		chattest.Calls(chattest.Call("x1", "close_ticket", `{"n":1}`)),
+		chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{}`)),
+	)
+	front := namedHost(t, "frontdesk", frontModel, agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}},
+		needsApproval(echo("close_ticket")))
+	res, err := front.Run(ctx, inConv("c11", agent.Text("close it"))...)
+	is.NoErr(err)
+	is.Equal(len(res.Pending), 1)
+	// The answer runs the call, then the front desk hands off: billing reads a history a provider accepts.
+	res, err = front.Run(ctx, inConv("c11", agent.Approve(res.Pending[0].ID))...)
+	is.NoErr(err)
+	is.Equal(res.Agent, "billing")
+	is.Equal(res.Text(), "billing takes it from here")
+	seen := billingModel.Requests()[0].Messages
+	checkHistory(t, seen)
+	is.Equal(string(results(seen)["x1"].Result), `{"n":1}`)
 }
