@@ -86,7 +86,7 @@ type conversationRun struct {
 	// Handoff (handoff.go): the agent whose run the conversation holds changes with h and st.
 	lastAgent string          // the agent that answered last, as the conversation records it
 	routed    bool            // the conversation was handed off once: its run ends record the agent
-	next      *pendingHandoff // a handoff the tool loop passed out
+	handoff   *pendingHandoff // a handoff the tool loop passed out
 	hops      int             // how many times the run was handed on
 	first     *runState       // the run's first agent, once it was handed on
 }

@@ -264,7 +264,7 @@ func (st *runState) handOffCalls(ctx context.Context, calls []chat.ToolCall, off
 			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s, which decides what to do", to.decl.Name)}
 		}
 	}
-	conv.next = &pendingHandoff{to: to, reason: reason}
+	conv.handoff = &pendingHandoff{to: to, reason: reason}
 	return results, true
 }
 
@@ -393,9 +393,9 @@ func (c *conversationRun) flushHandoff(ctx context.Context, msgs []chat.Message)
 // whole run's response: every agent's messages, in order. emit, when not nil, receives a streaming run's updates.
 func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
 	resp, err := callNext(ctx, next, msgs, opts, emit, false)
-	for err == nil && c.next != nil {
-		h := c.next
-		c.next = nil
+	for err == nil && c.handoff != nil {
+		h := c.handoff
+		c.handoff = nil
 		c.hops++
 		if resp != nil {
 			msgs = append(slices.Clip(msgs), resp.Messages...)
