@@ -403,3 +403,22 @@ func TestHandoffAfterAnApprovedCall(t *testing.T) {
 	checkHistory(t, seen)
 	is.Equal(string(results(seen)["x1"].Result), `{"n":1}`)
 }
+
+func TestHandoffBadArguments(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := memory.New()
+	billingModel := chattest.NewScript(chattest.Text("billing"))
+	billing := namedHost(t, "billing", billingModel, agent.Config{Store: s})
+	front := namedHost(t, "frontdesk", chattest.NewScript(
+		chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{"why":"invoices"}`)),
+		chattest.Text("front desk answers itself"),
+	), agent.Config{Store: s, Handoffs: []agent.Handoff{{To: billing}}})
+	res, err := front.Run(ctx, inConv("c12", agent.Text("x"))...)
+	is.NoErr(err)
+	is.Equal(res.Agent, "frontdesk")
+	is.Equal(res.Text(), "front desk answers itself")
+	is.True(strings.Contains(results(res.Messages)["h1"].Error, "why"))
+	is.Equal(len(billingModel.Requests()), 0)
+	is.Equal(runEnds(t, s, "c12"), []string{""}) // never handed off: no agent recorded
+}
