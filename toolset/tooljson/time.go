@@ -148,7 +148,10 @@ const (
 // (a year outside [0, 9999], or a zone offset of a day or more), which the
 // time package then reports.
 func rfc3339Local(t time.Time) (days uint32, secOfDay, offset int, ok bool) {
-	_, offset = t.Zone()
+	// Most times are in UTC, whose offset needs no zone lookup.
+	if t.Location() != time.UTC {
+		_, offset = t.Zone()
+	}
 	if offset <= -secondsPerDay || offset >= secondsPerDay {
 		return 0, 0, 0, false
 	}
