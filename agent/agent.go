@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -143,12 +144,26 @@ const (
 )
 
 // declare runs the agent's Declare once and returns the recorded values.
-func declare(d Declarer) (*Agent, error) {
-	a := d.base()
+func declare(d Declarer) (a *Agent, err error) {
+	if d == nil {
+		return nil, errors.New("agent: the agent is nil")
+	}
+	func() {
+		// A nil pointer to the agent's struct cannot reach its embedded Agent; without reflect, recovering is how
+		// we tell.
+		defer func() {
+			if recover() != nil {
+				a = nil
+			}
+		}()
+		a = d.base()
+	}()
+	if a == nil {
+		return nil, fmt.Errorf("agent: the agent is a nil %T", d)
+	}
 	if a.declared {
 		return a, nil
 	}
-	var err error
 	func() {
 		defer func() {
 			if v := recover(); v != nil {

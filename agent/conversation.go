@@ -456,7 +456,9 @@ func (l *liveRuns) get(settingsID, id string) *conversationRun {
 func conversationOf(opts []RunOption) string {
 	var ri runInput
 	for _, o := range opts {
-		o(&ri)
+		if o != nil {
+			o(&ri)
+		}
 	}
 	return ri.conversationID
 }

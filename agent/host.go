@@ -283,7 +283,9 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	st := &runState{h: h, name: h.decl.Name}
 	ri := &st.input
 	for _, o := range opts {
-		o(ri)
+		if o != nil {
+			o(ri)
+		}
 	}
 	in := preparedInput{into: ri.into}
 	in.msgs = append(slices.Clip(ri.history), ri.input...)

@@ -206,9 +206,12 @@ func isEmptyDoc(b json.RawMessage) bool {
 }
 
 // StoredSettings adapts a storage.SettingsStore to a SettingsSource: a document that does not exist is no
-// settings, not an error.
+// settings, not an error. A nil store has no settings.
 func StoredSettings(store storage.SettingsStore) SettingsSource {
 	return SettingsFunc(func(ctx context.Context, settingsID, kind string) (json.RawMessage, error) {
+		if store == nil {
+			return nil, nil
+		}
 		doc, err := store.GetSettings(ctx, settingsID, kind)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, nil

@@ -62,11 +62,16 @@ type subAgent struct {
 //
 // The tool's [toolset.State.Delegate] is host, in the tool and in every prefixed or renamed copy. Offer it with
 // [toolset.List], such as Config.Tools: []toolset.Source{toolset.List{agent.AsTool(billing)}}. See
-// docs/sub-agents.md.
+// docs/sub-agents.md. A nil host gives a nil tool, which a run that offers it reports as an error.
 func AsTool(host *Host, opts ...SubAgentOption) *toolset.Tool {
+	if host == nil {
+		return nil
+	}
 	s := &subAgent{host: host}
 	for _, o := range opts {
-		o(s)
+		if o != nil {
+			o(s)
+		}
 	}
 	if s.name == "" {
 		s.name = subAgentToolName(host.Name())
@@ -89,7 +94,8 @@ func AsTool(host *Host, opts ...SubAgentOption) *toolset.Tool {
 	}
 }
 
-// SubAgents offers each host's agent as a tool made by [AsTool] with its defaults, for Config.Tools.
+// SubAgents offers each host's agent as a tool made by [AsTool] with its defaults, for Config.Tools A nil host
+// gives a nil tool, as with AsTool.
 func SubAgents(hosts ...*Host) toolset.List {
 	l := make(toolset.List, len(hosts))
 	for i, h := range hosts {
