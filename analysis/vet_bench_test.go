@@ -35,6 +35,11 @@ const (
 // The analyzer's own cost is typeshift (or stale) minus noop, reported as a share of plain. Run it with
 //
 //	go test -run='^$' -bench='Vet$' -benchtime=10x ./analysis
+//
+// To compare with an earlier build, set TYPESHIFT_VET_BEFORE to its typeshift-vet: the benchmark then also times it
+// (before), with the generated file as that build writes it (without the fingerprint line), and the same with
+// TYPESHIFT_VET_CACHE=off (before-cold), for builds that kept a cache; both run in the same iterations, on the same
+// machine state, as the others.
 func BenchmarkVet(b *testing.B) {
 	dir := benchModule(b)
 	typeshiftVet := filepath.Join(dir, "bin", "typeshift-vet")
@@ -53,15 +58,26 @@ func BenchmarkVet(b *testing.B) {
 	}
 	staleGen := []byte(strings.Replace(string(gen), fp, strings.Repeat("0", len(fp)), 1))
 
-	commands := []struct {
+	type command struct {
 		name  string
 		stale bool
 		args  []string
-	}{
-		{"plain", false, []string{"vet", "./tools"}},
-		{"typeshift", false, []string{"vet", "-vettool=" + typeshiftVet, "./tools"}},
-		{"stale", true, []string{"vet", "-vettool=" + typeshiftVet, "./tools"}},
-		{"noop", false, []string{"vet", "-vettool=" + noopVet, "./tools"}},
+		// file, when set, is the generated file to vet with, and env more environment.
+		file []byte
+		env  string
+	}
+	commands := []command{
+		{name: "plain", args: []string{"vet", "./tools"}},
+		{name: "typeshift", args: []string{"vet", "-vettool=" + typeshiftVet, "./tools"}},
+		{name: "stale", stale: true, args: []string{"vet", "-vettool=" + typeshiftVet, "./tools"}, file: staleGen},
+		{name: "noop", args: []string{"vet", "-vettool=" + noopVet, "./tools"}},
+	}
+	if before := os.Getenv("TYPESHIFT_VET_BEFORE"); before != "" {
+		old := []byte(strings.Replace(string(gen), emit.FingerprintPrefix+fp+"\n", "", 1))
+		args := []string{"vet", "-vettool=" + before, "./tools"}
+		commands = append(commands,
+			command{name: "before", args: args, file: old, env: "TYPESHIFT_VET_CACHE=" + filepath.Join(dir, "cache")},
+			command{name: "before-cold", args: args, file: old, env: "TYPESHIFT_VET_CACHE=off"})
 	}
 	write := func(path string, src []byte) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
@@ -72,8 +88,12 @@ func BenchmarkVet(b *testing.B) {
 		write(filepath.Join(dir, "tools", "touch.go"), fmt.Appendf(nil, "package tools\n\n// Touched %d.\n", i))
 	}
 	// vet runs a command, which must fail with TSH010 exactly when the generated file is stale.
-	vet := func(stale bool, args []string) {
-		out, err := goCmd(dir, args...).CombinedOutput()
+	vet := func(stale bool, env string, args []string) {
+		cmd := goCmd(dir, args...)
+		if env != "" {
+			cmd.Env = append(cmd.Env, env)
+		}
+		out, err := cmd.CombinedOutput()
 		switch {
 		case stale && (err == nil || !strings.Contains(string(out), "TSH010")):
 			b.Fatalf("go %s: want TSH010, got %v\n%s", strings.Join(args, " "), err, out)
@@ -81,19 +101,19 @@ func BenchmarkVet(b *testing.B) {
 			b.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	run := func(stale bool, args []string) time.Duration {
-		if stale {
-			write(genPath, staleGen)
+	run := func(c command) time.Duration {
+		if c.file != nil {
+			write(genPath, c.file)
 			defer write(genPath, gen)
 		}
 		start := time.Now()
-		vet(stale, args)
+		vet(c.stale, c.env, c.args)
 		return time.Since(start)
 	}
 	// Warm the build and vet caches of the dependencies, and check that the package is clean.
 	for i, c := range commands {
 		touch(-1 - i)
-		run(c.stale, c.args)
+		run(c)
 	}
 
 	total := make([]time.Duration, len(commands))
@@ -103,7 +123,7 @@ func BenchmarkVet(b *testing.B) {
 			b.StopTimer()
 			touch(i*len(commands) + j)
 			b.StartTimer()
-			total[j] += run(c.stale, c.args)
+			total[j] += run(c)
 		}
 	}
 	n := float64(b.N)
@@ -115,6 +135,10 @@ func BenchmarkVet(b *testing.B) {
 	plain, typeshift, stale, noop := ms[0], ms[1], ms[2], ms[3]
 	b.ReportMetric(100*(typeshift-noop)/plain, "analyzer-%-of-plain")
 	b.ReportMetric(100*(stale-noop)/plain, "stale-analyzer-%-of-plain")
+	if len(ms) > 4 {
+		b.ReportMetric(100*(ms[4]-noop)/plain, "before-analyzer-%-of-plain")
+		b.ReportMetric(100*(ms[5]-noop)/plain, "before-cold-analyzer-%-of-plain")
+	}
 }
 
 // BenchmarkVetParts times, in process, the steps of the analyzer that grow with the package: parsing the
