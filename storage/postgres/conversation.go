@@ -166,12 +166,7 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 	b := tenantBatch(c.SettingsID)
 	b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token)
 	b.Queue(qDropUnwritten, c.SettingsID, c.ConversationID)
-	var n int64
-	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		tag, err := br.Exec()
-		n = tag.RowsAffected()
-		return err
-	})
+	n, err := s.sendExec(ctx, b)
 	if err != nil {
 		return wrap("release", err)
 	}

@@ -94,12 +94,7 @@ func (s *Store) DeleteSettings(ctx context.Context, settingsID, kind string) err
 	}
 	b := tenantBatch(settingsID)
 	b.Queue(qDeleteSettings, settingsID, kind)
-	var n int64
-	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		tag, err := br.Exec()
-		n = tag.RowsAffected()
-		return err
-	})
+	n, err := s.sendExec(ctx, b)
 	if err != nil {
 		return wrap("delete settings", err)
 	}

@@ -129,6 +129,17 @@ func (s *Store) send(ctx context.Context, b *pgx.Batch, fn func(br pgx.BatchResu
 	return err
 }
 
+// sendExec sends b, a tenant's batch, and returns how many rows its first statement after the tenant's affected.
+func (s *Store) sendExec(ctx context.Context, b *pgx.Batch) (int64, error) {
+	var n int64
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 // wrap adds the package's prefix and the operation to a database error.
 func wrap(op string, err error) error {
 	if err == nil {
