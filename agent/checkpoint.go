@@ -107,10 +107,7 @@ func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (
 		}
 		entries = append(entries, e)
 	}
-	c.steerMu.Lock()
-	steer := c.steering
-	c.steering = nil
-	c.steerMu.Unlock()
+	steer := c.drainSteering()
 	if len(steer) > 0 {
 		e, err := marshalEntry(storage.EntrySteering, steer)
 		if err != nil {

@@ -283,10 +283,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			}
 		}
 		// Steering input that came after the last model call: stored, so that the next run reads it.
-		c.steerMu.Lock()
-		steer := c.steering
-		c.steering = nil
-		c.steerMu.Unlock()
+		steer := c.drainSteering()
 		if len(steer) > 0 {
 			if e, err := marshalEntry(storage.EntrySteering, steer); err == nil {
 				e.Author = "user"

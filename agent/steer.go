@@ -57,6 +57,15 @@ func (c *conversationRun) takeSteering(msgs []chat.Message) {
 	c.steerMu.Unlock()
 }
 
+// drainSteering returns the queued steering input and empties the queue.
+func (c *conversationRun) drainSteering() []chat.Message {
+	c.steerMu.Lock()
+	defer c.steerMu.Unlock()
+	steer := c.steering
+	c.steering = nil
+	return steer
+}
+
 // watchSteering follows the conversation's events for the steering input that other processes send.
 func (c *conversationRun) watchSteering(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
