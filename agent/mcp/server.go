@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -39,6 +40,9 @@ var (
 // [sdk.StreamableClientTransport] reaches one over HTTP, and [sdk.NewInMemoryTransports] connects one in the same
 // process.
 func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Server, error) {
+	if transport == nil {
+		return nil, errors.New("connecting to an MCP server: the transport is nil")
+	}
 	s := newServer(opts)
 	s.owned, s.cached = true, true
 

@@ -392,3 +392,10 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }
+
+func TestConnectWithoutTransport(t *testing.T) {
+	is := is.New(t)
+	s, err := mcp.Connect(context.Background(), nil, nil)
+	is.True(s == nil)
+	is.True(err != nil && strings.Contains(err.Error(), "transport is nil"))
+}
