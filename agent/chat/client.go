@@ -31,12 +31,17 @@ func Chain(c Client, mw ...Middleware) Client {
 // Options tune one request. Nil pointers leave the provider's defaults.
 type Options struct {
 	// Model names the model, such as "gpt-4.1-mini".
-	Model       string
+	Model string
+	// Temperature is the sampling temperature: higher is more varied.
 	Temperature *float64
-	TopP        *float64
-	MaxTokens   *int
-	Stop        []string
-	Seed        *int64
+	// TopP is nucleus sampling's probability mass.
+	TopP *float64
+	// MaxTokens caps the tokens of the answer.
+	MaxTokens *int
+	// Stop lists sequences at which the model stops writing.
+	Stop []string
+	// Seed asks the provider for repeatable sampling, where it supports it.
+	Seed *int64
 	// Tools are offered to the model.
 	Tools []*toolset.Tool
 	// ToolChoice is "auto" (the default when empty), "none", "required", or the name of one tool.
@@ -70,8 +75,11 @@ func (o *Options) Clone() *Options {
 
 // ResponseFormat asks the model for JSON that matches Schema.
 type ResponseFormat struct {
-	Name   string
+	// Name names the schema for the provider; providers supply one when it is empty.
+	Name string
+	// Schema is the JSON Schema the answer must match.
 	Schema json.RawMessage
+	// Strict asks the provider to enforce the schema exactly, where it can.
 	Strict bool
 }
 
@@ -80,14 +88,18 @@ type Response struct {
 	// ID is the provider's response id.
 	ID string
 	// Model is the model that answered.
-	Model        string
-	Messages     []Message
-	Usage        Usage
+	Model string
+	// Messages are what the model added: usually one assistant message.
+	Messages []Message
+	// Usage counts the tokens of the request and the answer.
+	Usage Usage
+	// FinishReason says why the model stopped.
 	FinishReason FinishReason
 }
 
 // Usage counts tokens.
 type Usage struct {
+	// InputTokens counts the request, OutputTokens the answer, TotalTokens both.
 	InputTokens, OutputTokens, TotalTokens int64
 }
 
@@ -110,10 +122,14 @@ const (
 // An Update is one piece of a streamed response. Text arrives in Text parts as deltas; a ToolCall part
 // arrives whole, once the provider has assembled its arguments; usage arrives in a UsagePart.
 type Update struct {
-	ResponseID   string
-	Model        string
-	Role         Role
-	AuthorName   string
-	Parts        []Part
+	// ResponseID and Model identify the response and the model that wrote it, when the provider says.
+	ResponseID string
+	Model      string
+	// Role and AuthorName are those of the message the update belongs to.
+	Role       Role
+	AuthorName string
+	// Parts are the update's pieces: text deltas, whole tool calls, usage.
+	Parts []Part
+	// FinishReason is set on the update that ends the response.
 	FinishReason FinishReason
 }

@@ -120,8 +120,10 @@ type UsagePart struct{ Usage Usage }
 
 // Raw carries provider data the abstraction does not model.
 type Raw struct {
+	// Provider names the provider that wrote Data and can read it back.
 	Provider string
-	Data     json.RawMessage
+	// Data is the provider's JSON, kept as it came.
+	Data json.RawMessage
 }
 
 func (Text) isPart()            {}
