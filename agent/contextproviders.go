@@ -19,9 +19,12 @@ type ContextProvider interface {
 // Context is what a ContextProvider adds. The messages go before the conversation, after the instructions; they
 // reach the model but not [Result.Messages], so they are never stored.
 type Context struct {
+	// Instructions are appended to the agent's.
 	Instructions string
-	Messages     []chat.Message
-	Tools        []*toolset.Tool
+	// Messages are sent before the conversation.
+	Messages []chat.Message
+	// Tools are offered with the agent's, under the same rules.
+	Tools []*toolset.Tool
 }
 
 // ContextFunc adapts a function to a ContextProvider.

@@ -35,9 +35,11 @@ var (
 // it, or storing a step. It wraps the store's error, so errors.Is(err, storage.ErrConversationBusy) tells a
 // conversation that has a live run, and errors.As finds a *storage.CorruptEntryError.
 type ConversationError struct {
+	// ConversationID is the conversation the run continued.
 	ConversationID string
 	// Op says what the run was doing, such as "claiming the conversation" or "storing the tool results".
-	Op  string
+	Op string
+	// Err is the store's error.
 	Err error
 }
 

@@ -57,6 +57,7 @@ func (e *HandoffLimitError) Error() string {
 // directly or through its targets: the agent was removed from the configuration, or the run was started on an
 // unrelated host. The run starts nothing and stores nothing.
 type UnknownAgentError struct {
+	// ConversationID is the conversation the run was asked to continue.
 	ConversationID string
 	// Agent is the name of the agent that answered last.
 	Agent string

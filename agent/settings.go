@@ -43,6 +43,7 @@ type SettingsError struct {
 	Layer string
 	// Key is the offending key, or "" for the document as a whole.
 	Key string
+	// Err says what is wrong with it.
 	Err error
 }
 

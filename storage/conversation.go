@@ -9,6 +9,7 @@ import (
 // write to the conversation. Pass it to Append, Renew and Release; a claim
 // may be handed to another run (a handoff) by passing the value on.
 type Claim struct {
+	// SettingsID and ConversationID name the claimed conversation.
 	SettingsID     string
 	ConversationID string
 	// Owner names the holder, for people reading the database or the logs.
@@ -49,6 +50,7 @@ func (o ListOptions) PageLimit() int {
 
 // ConversationInfo describes one conversation in a List.
 type ConversationInfo struct {
+	// ConversationID names the conversation within its tenant.
 	ConversationID string
 	// CreatedAt is when the conversation's first entry was stored.
 	CreatedAt time.Time

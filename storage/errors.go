@@ -35,9 +35,11 @@ var (
 // version than this code knows. Load returns it instead of a partial list, so
 // a run never continues from a history it misread.
 type CorruptEntryError struct {
+	// ConversationID and Seq name the entry.
 	ConversationID string
 	Seq            int64
-	Err            error
+	// Err says what is wrong with it.
+	Err error
 }
 
 // Error names the conversation, the entry and what is wrong with it.

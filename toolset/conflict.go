@@ -19,6 +19,7 @@ type Conflict struct {
 // ConflictError reports tool names that more than one source contributes. It lists every conflict found in one
 // turn, at every level of nesting, each with every contributing source, so one fix-and-rerun is enough.
 type ConflictError struct {
+	// Conflicts holds one entry per name offered more than once.
 	Conflicts []Conflict
 }
 

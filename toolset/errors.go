@@ -15,6 +15,7 @@ type ArgumentError = tooljson.Error
 // RetryError asks the model to call the tool again, differently. Tools return it through [Retry]; the tool loop
 // counts retries per tool and ends the run when a tool exceeds its limit.
 type RetryError struct {
+	// Message tells the model what to change; it reads it as the call's result.
 	Message string
 }
 
@@ -28,8 +29,11 @@ func Retry(format string, args ...any) error {
 // PanicError reports a tool that panicked. The model reads only that the tool failed; the panic value and stack
 // stay with the developer.
 type PanicError struct {
-	Tool  string
+	// Tool is the name of the tool that panicked.
+	Tool string
+	// Value is what it panicked with.
 	Value any
+	// Stack is the goroutine's stack at the panic.
 	Stack []byte
 }
 

@@ -29,8 +29,10 @@ type step struct {
 
 // A Request is one call a [Script] received: copies of the messages and of the options.
 type Request struct {
+	// Messages are the messages the call was given.
 	Messages []chat.Message
-	Options  *chat.Options
+	// Options are a copy of the call's options, empty when it had none.
+	Options *chat.Options
 }
 
 // NewScript returns a script answering with responses in order.

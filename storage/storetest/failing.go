@@ -32,7 +32,7 @@ var ErrInjected = errors.New("storetest: injected failure")
 
 // InjectedError is the failure of one write chosen by a FailingStore.
 type InjectedError struct {
-	Op Op
+	Op Op  // the write's operation
 	N  int // the write's number, counting from 1
 }
 
