@@ -3,7 +3,6 @@ package chattest_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -157,7 +156,7 @@ func FuzzGenerateArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, schema []byte, seed int64) {
 		args, err := chattest.GenerateArguments(schema, seed)
 		if err == nil && !json.Valid(args) {
-			panic(fmt.Sprintf("invalid JSON %q", args))
+			t.Fatalf("schema %s, seed %d: invalid JSON %q", schema, seed, args)
 		}
 	})
 }
