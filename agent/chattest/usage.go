@@ -5,7 +5,9 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 // EstimateTokens returns a deterministic token count for n bytes: one token per four bytes, rounded up.
 func EstimateTokens(n int) int64 { return int64((n + 3) / 4) }
 
-// estimateUsage estimates the usage of answering msgs under opts with out.
+// estimateUsage estimates the usage of answering msgs under opts with out. It stands for a provider's own count,
+// so it is kept apart from agent.Compaction's estimate on purpose: that one adds framing overhead per message and
+// calibrates itself against what the provider reports, and tests check it against this count.
 func estimateUsage(msgs []chat.Message, opts *chat.Options, out []chat.Message) chat.Usage {
 	in := messageBytes(msgs)
 	if opts != nil {
