@@ -90,6 +90,9 @@ func steerAndWatch(t *testing.T, runner, other *agent.Host, model *steeredModel,
 	}()
 	<-inTool
 	is.NoErr(other.Steer(ctx, tenant, "live", chat.UserText("also check B")))
+	// The watcher needs only the run's last answer, which comes after toolGo; more time here lets a watcher that
+	// subscribed late on a loaded machine (LISTEN on another connection) still see it.
+	time.Sleep(200 * time.Millisecond)
 	close(toolGo)
 	is.NoErr(<-done)
 	is.Equal(res.Text(), "steered to B")
