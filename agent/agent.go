@@ -1,9 +1,13 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 // Agent is embedded in a struct to make it an agent. The struct's Declare method describes the agent with chains
@@ -29,6 +33,12 @@ type Agent struct {
 	configurable []string
 	uses         []*ToolsetUse
 	declared     bool
+
+	// tools are the chains of the agent's own tools; own, ownErr what generated code built from them, once.
+	tools   []*toolset.ToolBuilder
+	ownOnce sync.Once
+	own     []*toolset.Tool
+	ownErr  error
 }
 
 // chatDefaults are the chat options an agent's code sets.
@@ -131,6 +141,41 @@ func (a *Agent) WithMaxConsecutiveErrors(n int) { a.runOpts.maxConsecutiveErrors
 
 // WithConcurrentTools runs the tool calls of one response concurrently instead of in order.
 func (a *Agent) WithConcurrentTools() { a.runOpts.concurrentTools = true }
+
+// AddTool registers one of the agent's own tools. fn is a method value of the agent, such as a.Escalate, or a
+// package-level function, with the signature a toolset's tools have. The returned builder describes the tool
+// further; chain its calls in the same statement. The agent offers its own tools after those of its uses.
+func (a *Agent) AddTool(fn any) *toolset.ToolBuilder {
+	b := toolset.NewToolBuilder(fn)
+	a.tools = append(a.tools, b)
+	return b
+}
+
+// OwnTools is implemented by the generated code of an agent that adds tools of its own. The host offers them as
+// a source of their own, after the agent's uses.
+type OwnTools interface {
+	TypeshiftTools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error)
+}
+
+// DeclaredTools is called by generated code. It runs d's Declare once (d is the agent that embeds a), checks
+// that it added as many tools as the generated code knows (n), and builds them once with build. Later calls
+// return the same tools.
+func (a *Agent) DeclaredTools(d Declarer, n int, build func([]*toolset.ToolBuilder) ([]*toolset.Tool, error)) ([]*toolset.Tool, error) {
+	if _, err := declare(d); err != nil {
+		return nil, err
+	}
+	a.ownOnce.Do(func() {
+		if len(a.tools) != n {
+			a.ownErr = fmt.Errorf("agent %T adds %d tools but its generated code knows %d: %w", d, len(a.tools), n, toolset.ErrStale)
+			return
+		}
+		a.own, a.ownErr = build(a.tools)
+	})
+	if a.ownErr != nil {
+		return nil, a.ownErr
+	}
+	return append([]*toolset.Tool(nil), a.own...), nil
+}
 
 // The names of the chat options in settings documents and in [Declaration.Configurable].
 const (

@@ -89,6 +89,8 @@ type Host struct {
 	agent *Agent
 	decl  Declaration
 	uses  []hostUse
+	// own offers the agent's own tools (generated code's OwnTools), or is nil.
+	own toolset.Source
 	// offer combines the uses (narrowed by their picks) and Config.Tools: the composition's rules find every name
 	// conflict, and its filters say which tools they hid.
 	offer    *toolset.Combined
@@ -161,6 +163,11 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 			return nil, &UseError{Toolset: u.typeName, Found: len(found)}
 		}
 		h.uses = append(h.uses, hostUse{src: found[0], include: d.Include, exclude: d.Exclude})
+	}
+	if o, ok := a.(OwnTools); ok {
+		h.own = &ownSource{name: h.decl.Name + " (own tools)", src: o}
+	} else if len(ag.tools) > 0 {
+		return nil, fmt.Errorf("agent %T adds tools of its own but its generated code does not offer them: run go generate: %w", a, toolset.ErrStale)
 	}
 	if cfg.Client == nil && cfg.Providers == nil {
 		return nil, ErrNoClient
@@ -396,10 +403,10 @@ func sameClient(a, b chat.Client) (same bool) {
 	return a == b
 }
 
-// combine composes what runs offer: the agent's uses in declaration order, each narrowed by its picks, then
-// Config.Tools. In conflict messages, tools[i] counts them in that order; a use with picks is Filtered(...).
+// combine composes what runs offer: the agent's uses in declaration order, each narrowed by its picks, then the
+// agent's own tools, then Config.Tools. In conflict messages, tools[i] counts them in that order; a use with picks is Filtered(...).
 func (h *Host) combine() *toolset.Combined {
-	srcs := make([]toolset.Source, 0, len(h.uses)+len(h.cfg.Tools))
+	srcs := make([]toolset.Source, 0, len(h.uses)+1+len(h.cfg.Tools))
 	for _, u := range h.uses {
 		if len(u.include)+len(u.exclude) == 0 {
 			srcs = append(srcs, u.src)
@@ -410,8 +417,25 @@ func (h *Host) combine() *toolset.Combined {
 			return (len(include) == 0 || slices.Contains(include, t.Name)) && !slices.Contains(exclude, t.Name), nil
 		}))
 	}
+	if h.own != nil {
+		srcs = append(srcs, h.own)
+	}
 	srcs = append(srcs, h.cfg.Tools...)
 	return toolset.Combine(srcs...)
+}
+
+// ownSource offers an agent's own tools under a name of their own in conflict messages.
+type ownSource struct {
+	name string
+	src  OwnTools
+}
+
+// SourceName returns the agent's name followed by "(own tools)".
+func (o *ownSource) SourceName() string { return o.name }
+
+// Tools returns the agent's own tools.
+func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {
+	return o.src.TypeshiftTools(ctx, run)
 }
 
 // tools creates the tools a run offers, by the composition's rules (see [toolset.Combine]): each use's tools

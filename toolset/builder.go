@@ -12,6 +12,10 @@ type ToolBuilder struct {
 	hasSettings     bool
 }
 
+// NewToolBuilder returns a builder for fn, for types other than Toolset that record tool chains, such as an
+// agent's own tools. Only the generator reads what it describes; at run time it records the same values.
+func NewToolBuilder(fn any) *ToolBuilder { return &ToolBuilder{fn: fn} }
+
 // WithName names the tool instead of the snake_case form of its method's name. The name must be
 // lower_snake_case and unique. Pin a tool's name before renaming its method: stored settings key on it.
 func (b *ToolBuilder) WithName(name string) *ToolBuilder { b.name = name; return b }

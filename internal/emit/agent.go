@@ -136,7 +136,27 @@ func (g *gen) agent(a *model.Agent) error {
 	g.p("}")
 	g.p("return storage.Document{SettingsID: settingsID, Kind: %sKind, SchemaVersion: %sVersion, Data: data}, nil", settings, settings)
 	g.p("}")
+	if len(a.Tools) > 0 {
+		return g.ownTools(a)
+	}
 	return nil
+}
+
+// ownTools writes the agent.OwnTools method of an agent that adds tools of its own, and the tools, as a
+// toolset's are written.
+func (g *gen) ownTools(a *model.Agent) error {
+	t := a.TypeName
+	build := "typeshift" + ident(t) + "Tools"
+	g.p("")
+	g.p("var _ agent.OwnTools = (*%s)(nil)", t)
+	g.p("")
+	g.p("// TypeshiftTools returns the tools %s adds itself, made once from the chains its Declare method records.", t)
+	g.p("func (a *%s) TypeshiftTools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {", t)
+	g.p("return a.Agent.DeclaredTools(a, %d, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", len(a.Tools))
+	g.p("return %s(a, chains)", build)
+	g.p("})")
+	g.p("}")
+	return g.toolsBuild(&model.Toolset{TypeName: t, Tools: a.Tools}, build)
 }
 
 // chatFieldsOf returns the fields of the chat options an agent marks Configurable.

@@ -27,7 +27,13 @@ func (g *gen) toolset(set *model.Toolset) error {
 	g.p("return %s(t, chains)", build)
 	g.p("})")
 	g.p("}")
+	return g.toolsBuild(set, build)
+}
 
+// toolsBuild writes the function build that makes the tools of set (a toolset, or an agent with tools of its own)
+// from its chains, the tools' identity constants and each tool's function.
+func (g *gen) toolsBuild(set *model.Toolset, build string) error {
+	t := set.TypeName
 	g.p("")
 	g.p("// %s makes the tools of %s in the order of their chains.", build, t)
 	g.p("func %s(ts *%s, chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", build, t)
@@ -60,7 +66,7 @@ func (g *gen) toolset(set *model.Toolset) error {
 	}
 	for _, tool := range set.Tools {
 		if err := g.tool(set, tool); err != nil {
-			return fmt.Errorf("emit: toolset %s, tool %s: %w", t, tool.Name, err)
+			return fmt.Errorf("emit: %s, tool %s: %w", t, tool.Name, err)
 		}
 	}
 	return nil

@@ -189,7 +189,7 @@ type Agent struct {
 	Configurable []string
 	// Uses are the toolsets the agent offers, in the order of their agent.Use calls.
 	Uses []*ToolsetUse
-	// Tools are the agent's own tools. The runtime has no AddTool on agents yet, so it is always empty.
+	// Tools are the agent's own tools, in the order of its AddTool chains in Declare.
 	Tools []*Tool
 }
 

@@ -62,6 +62,10 @@ func (p *parser) readAgents() {
 					p.report(call, "TSH014", Error,
 						"agent.Use must be called directly in the agent's Declare method, not in "+fd.Name.Name+": the generator reads only Declare")
 				}
+				if p.isAgentAddTool(call) {
+					p.report(call, "TSH014", Error,
+						"AddTool must be called directly in the agent's Declare method, not in "+fd.Name.Name+": the generator reads only Declare")
+				}
 				return true
 			})
 		}
@@ -97,7 +101,7 @@ func (p *parser) readAgentType(ts *ast.TypeSpec) *ast.FuncDecl {
 		return nil
 	}
 	a := &model.Agent{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc), Name: obj.Name()}
-	if p.readAgentDeclare(a, fd) {
+	if p.readAgentDeclare(a, named, fd) {
 		p.out.Agents = append(p.out.Agents, a)
 	}
 	return fd
@@ -111,8 +115,10 @@ type agentLink struct {
 
 // readAgentDeclare reads the statements of an agent's Declare method into a. It reports false when the agent
 // cannot be generated.
-func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
+func (p *parser) readAgentDeclare(a *model.Agent, named *types.Named, fd *ast.FuncDecl) bool {
 	ok := true
+	// offered maps the names of the tools the uses offer to the toolset offering them, for TSH007.
+	offered := map[string]string{}
 	handled := map[*ast.CallExpr]bool{}
 	configurable := map[string]bool{}
 	for _, stmt := range fd.Body.List {
@@ -134,6 +140,7 @@ func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
 			ok = ok && good
 			if u != nil {
 				a.Uses = append(a.Uses, u)
+				p.offeredBy(root, u, offered)
 			}
 		default:
 			m := p.agentMethod(root)
@@ -162,6 +169,17 @@ func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
 			}
 		}
 	}
+	a.Tools = p.ownTools(named, fd, offered)
+	// An own tool the generator could not read would leave the generated code knowing fewer tools than Declare
+	// adds: refuse the agent instead of writing code that fails as stale.
+	adds := 0
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if call, isCall := n.(*ast.CallExpr); isCall && p.isAgentAddTool(call) {
+			adds++
+		}
+		return true
+	})
+	ok = ok && adds == len(a.Tools)
 	for _, o := range chatOptions {
 		if configurable[o] {
 			a.Configurable = append(a.Configurable, o)
@@ -187,6 +205,67 @@ func (p *parser) readAgentDeclare(a *model.Agent, fd *ast.FuncDecl) bool {
 	})
 	return ok
 }
+
+// ownTools reads the agent's own AddTool chains and drops, reporting them (TSH007), tools whose names are reserved,
+// repeated or offered by one of the agent's uses.
+func (p *parser) ownTools(named *types.Named, fd *ast.FuncDecl, offered map[string]string) []*model.Tool {
+	tools := p.readDeclare(named, fd, p.isAgentAddTool)
+	seen := map[string]string{}
+	kept := tools[:0]
+	for _, t := range tools {
+		pos := p.toolPos[t]
+		var node ast.Node = pos.addTool
+		hint := "name the tool with WithName"
+		if pos.nameArg != nil {
+			node, hint = pos.nameArg, "choose another"
+		}
+		switch {
+		case reserved(t.Name):
+			p.report(node, "TSH007", Error, fmt.Sprintf("the tool name %q is reserved for the runtime: %s", t.Name, hint))
+			continue
+		case seen[t.Name] != "":
+			p.report(node, "TSH007", Error, fmt.Sprintf(
+				"the tool name %q is already used by %s: an agent's tool names must be unique; %s", t.Name, seen[t.Name], hint))
+			continue
+		case offered[t.Name] != "":
+			p.report(node, "TSH007", Error, fmt.Sprintf(
+				"the tool name %q is already offered by the agent's use of %s: an agent's tool names must be unique; %s, or exclude the toolset's tool",
+				t.Name, offered[t.Name], hint))
+			continue
+		}
+		seen[t.Name] = named.Obj().Name() + "." + t.Method
+		kept = append(kept, t)
+	}
+	return kept
+}
+
+// offeredBy records the names of the tools a use offers, when they are known.
+func (p *parser) offeredBy(call *ast.CallExpr, u *model.ToolsetUse, offered map[string]string) {
+	inst, ok := p.info.Instances[p.useFunc(call)]
+	if !ok || inst.TypeArgs.Len() != 1 {
+		return
+	}
+	t := inst.TypeArgs.At(0)
+	if ptr, isPtr := t.(*types.Pointer); isPtr {
+		t = ptr.Elem()
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return
+	}
+	tools, _ := p.toolsOf(named)
+	for _, name := range tools {
+		if len(u.IncludeNames) > 0 && !slices.Contains(u.IncludeNames, name) || slices.Contains(u.ExcludeNames, name) {
+			continue
+		}
+		if _, taken := offered[name]; !taken {
+			offered[name] = named.Obj().Name()
+		}
+	}
+}
+
+// isAgentAddTool reports whether call calls agent.Agent's AddTool method.
+func (p *parser) isAgentAddTool(call *ast.CallExpr) bool { return p.agentMethod(call) == "AddTool" }
 
 // unwindAgentChain returns the innermost call of a chain such as agent.Use[T](a).Exclude(...) or
 // a.WithModel(...).Configurable(), and the calls on it, innermost first. It returns nil for other expressions.

@@ -6,6 +6,7 @@ import (
 	goparser "go/parser"
 	"go/token"
 	"go/types"
+	"strings"
 	"sync"
 	"testing"
 
@@ -229,3 +230,109 @@ func runtimeImporter(t *testing.T) types.Importer {
 type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// TestAgentOwnTools reads an agent's own AddTool chains and refuses a name one of its uses offers.
+func TestAgentOwnTools(t *testing.T) {
+	src := `package p
+
+import (
+	"context"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+type T struct{ toolset.Toolset }
+
+func (t *T) Declare() {
+	t.AddTool(t.Search).WithName("find")
+	t.AddTool(t.Get)
+}
+
+func (t *T) Tools(context.Context, *toolset.Run) ([]*toolset.Tool, error) { return nil, nil }
+
+type In struct {
+	Q string ` + "`json:\"q\"`" + `
+}
+
+// Search searches.
+func (t *T) Search(ctx context.Context, in In) (string, error) { return in.Q, nil }
+
+// Get gets.
+func (t *T) Get(ctx context.Context, in In) (string, error) { return in.Q, nil }
+
+type A struct{ agent.Agent }
+
+func (a *A) Declare() {
+	agent.Use[*T](a).Exclude((*T).Get)
+	a.AddTool(a.Escalate).RequiresApproval()
+	a.AddTool(a.Get).ReadOnly()
+	a.Agent.AddTool(a.Get).WithName("find")
+}
+
+// Escalate escalates.
+func (a *A) Escalate(ctx context.Context, in In) (string, error) { return in.Q, nil }
+
+// Get gets, under the name the use leaves free.
+func (a *A) Get(ctx context.Context) string { return "" }
+`
+	fset := token.NewFileSet()
+	f, err := goparser.ParseFile(fset, "p.go", src, goparser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
+	}
+	conf := types.Config{Importer: runtimeImporter(t)}
+	pkg, err := conf.Check("p", fset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []string
+	m := Package(fset, []*ast.File{f}, pkg, info, ReporterFunc(func(d Diagnostic) {
+		if d.Severity == Error {
+			reports = append(reports, fmt.Sprintf("%d %s %s", fset.Position(d.Pos).Line, d.Code, d.Message))
+		}
+	}))
+	if len(reports) != 1 || !strings.HasPrefix(reports[0], "35 TSH007 ") || !strings.Contains(reports[0], "offered by the agent's use of T") {
+		t.Fatalf("reports = %q, want one TSH007 on line 35 naming T", reports)
+	}
+	if len(m.Agents) != 0 {
+		t.Fatalf("got %d agents, want none: a refused own tool refuses the agent", len(m.Agents))
+	}
+
+	// Without the clash the agent is read, its own tools in chain order.
+	src = strings.Replace(src, `a.Agent.AddTool(a.Get).WithName("find")`, `a.Agent.AddTool(a.Get).WithName("lookup")`, 1)
+	f, err = goparser.ParseFile(fset, "p.go", src, goparser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info = &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
+	}
+	pkg, err = conf.Check("p", fset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports = nil
+	m = Package(fset, []*ast.File{f}, pkg, info, ReporterFunc(func(d Diagnostic) {
+		if d.Severity == Error {
+			reports = append(reports, d.Code+" "+d.Message)
+		}
+	}))
+	if len(reports) > 0 || len(m.Agents) != 1 {
+		t.Fatalf("reports = %q, agents = %d; want none and 1", reports, len(m.Agents))
+	}
+	var got []string
+	for _, tool := range m.Agents[0].Tools {
+		got = append(got, fmt.Sprintf("%s:%s:%v:%v", tool.Name, tool.Method, tool.ReadOnly, tool.RequiresApproval))
+	}
+	if want := "[escalate:Escalate:false:true get:Get:true:false lookup:Get:false:false]"; fmtAny(got) != want {
+		t.Errorf("tools = %s, want %s", fmtAny(got), want)
+	}
+}

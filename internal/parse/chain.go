@@ -38,8 +38,9 @@ type namedArg struct {
 	at   ast.Expr
 }
 
-// readDeclare reads the AddTool chains of a toolset's Declare method.
-func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl) []*model.Tool {
+// readDeclare reads the AddTool chains of a toolset's Declare method, or of an agent's: isAdd tells the AddTool
+// calls of the one from the other.
+func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl, isAdd func(*ast.CallExpr) bool) []*model.Tool {
 	var recv *types.Var
 	if fd.Recv != nil && len(fd.Recv.List) == 1 && len(fd.Recv.List[0].Names) == 1 {
 		recv, _ = p.info.Defs[fd.Recv.List[0].Names[0]].(*types.Var)
@@ -51,7 +52,7 @@ func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl) []*model.Tool
 		if !ok {
 			continue
 		}
-		c, ok := p.readChain(es)
+		c, ok := p.readChain(es, isAdd)
 		if !ok {
 			continue
 		}
@@ -81,7 +82,7 @@ func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl) []*model.Tool
 						return false
 					}
 				case *ast.CallExpr:
-					if handled[x] || !p.isAddTool(x) {
+					if handled[x] || !isAdd(x) {
 						return true
 					}
 					if stored && !inFunc {
@@ -102,7 +103,7 @@ func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl) []*model.Tool
 
 // readChain unwinds a statement of the form recv.AddTool(fn).A().B(...) into a chain. It reports false for
 // statements that are not AddTool chains.
-func (p *parser) readChain(es *ast.ExprStmt) (*chain, bool) {
+func (p *parser) readChain(es *ast.ExprStmt, isAdd func(*ast.CallExpr) bool) (*chain, bool) {
 	var links []*ast.CallExpr
 	e := ast.Unparen(es.X)
 	for {
@@ -110,7 +111,7 @@ func (p *parser) readChain(es *ast.ExprStmt) (*chain, bool) {
 		if !ok {
 			return nil, false
 		}
-		if p.isAddTool(call) {
+		if isAdd(call) {
 			c := &chain{addTool: call, stmt: es}
 			for i := len(links) - 1; i >= 0; i-- {
 				p.readLink(c, links[i])
@@ -204,14 +205,14 @@ func (p *parser) stringConst(e ast.Expr) (string, bool) {
 	return constant.StringVal(tv.Value), true
 }
 
-// onReceiver reports whether AddTool is called on the Declare method's receiver (x.AddTool or
-// x.Toolset.AddTool).
+// onReceiver reports whether AddTool is called on the Declare method's receiver (x.AddTool, x.Toolset.AddTool or
+// x.Agent.AddTool).
 func (p *parser) onReceiver(call *ast.CallExpr, recv *types.Var) bool {
 	if recv == nil {
 		return false
 	}
 	x := ast.Unparen(call.Fun.(*ast.SelectorExpr).X)
-	if sel, ok := x.(*ast.SelectorExpr); ok && sel.Sel.Name == "Toolset" {
+	if sel, ok := x.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Toolset" || sel.Sel.Name == "Agent") {
 		x = ast.Unparen(sel.X)
 	}
 	id, ok := x.(*ast.Ident)

@@ -99,7 +99,7 @@ func (p *parser) readToolsetType(ts *ast.TypeSpec) *ast.FuncDecl {
 			obj.Name(), obj.Name()))
 		return nil
 	}
-	set.Tools = p.readDeclare(named, fd)
+	set.Tools = p.readDeclare(named, fd, p.isAddTool)
 	p.out.Toolsets = append(p.out.Toolsets, set)
 	return fd
 }

@@ -79,3 +79,35 @@ func (a *Triage) Declare() {
 	a.WithStop("END").Configurable()
 	agent.Use[*Desk](a).Include((*Desk).Get, (*Desk).Close)
 }
+
+// Frontline answers first and escalates what it cannot answer with a tool of its own.
+type Frontline struct {
+	agent.Agent
+	// Escalated records the reasons given, for tests.
+	Escalated []string
+}
+
+// Declare describes the agent.
+func (a *Frontline) Declare() {
+	a.WithInstructions("Answer, or escalate.")
+	agent.Use[*Desk](a).Include((*Desk).Get)
+	a.AddTool(a.Escalate)
+	a.AddTool(a.Status).ReadOnly().WithName("desk_status")
+}
+
+// EscalateInput says why a ticket goes to a person.
+type EscalateInput struct {
+	// The ticket's number.
+	Number int `json:"number" jsonschema:"minimum=1"`
+	// Why the agent cannot answer.
+	Reason string `json:"reason"`
+}
+
+// Escalate hands a ticket to a person.
+func (a *Frontline) Escalate(_ context.Context, in EscalateInput) (string, error) {
+	a.Escalated = append(a.Escalated, in.Reason)
+	return fmt.Sprintf("ticket %d escalated", in.Number), nil
+}
+
+// Status tells whether the desk is staffed.
+func (a *Frontline) Status(context.Context) string { return "staffed" }

@@ -3,6 +3,7 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -206,4 +207,34 @@ func TestTypedSettingsApplyToARun(t *testing.T) {
 	is.Equal(log[0].opts.Model, "model-2")
 	is.Equal(*log[0].opts.Temperature, 0.7)
 	is.Equal(string(results(res.New)["1"].Result), `["printer (limit 5)"]`)
+}
+
+func TestOwnToolsAreOfferedAndCalled(t *testing.T) {
+	is := is.New(t)
+	var log []seen
+	m := recorder(&log, calls(chat.ToolCall{ID: "1", Name: "escalate", Arguments: json.RawMessage(`{"number":4,"reason":"angry"}`)}))
+	a := &agents.Frontline{}
+	h, err := agent.NewHost(a, agent.Config{Client: m, Toolsets: toolsets()})
+	is.NoErr(err)
+	res, err := h.Run(context.Background(), agent.Text("help"))
+	is.NoErr(err)
+	is.Equal(log[0].tools, []string{"get", "escalate", "desk_status"}) // the uses' tools, then the agent's own
+	is.Equal(a.Escalated, []string{"angry"})                           // called on the agent, arguments decoded
+	is.Equal(string(results(res.New)["1"].Result), `"ticket 4 escalated"`)
+	tools, err := a.TypeshiftTools(context.Background(), &toolset.Run{})
+	is.NoErr(err)
+	is.Equal(tools[0].ID, agents.FrontlineEscalateID)
+	is.Equal(tools[1].ID, "github.com/typeshift-go/typeshift/internal/emit/testdata/src/agents.Frontline.desk_status")
+	is.True(tools[1].ReadOnly)
+}
+
+func TestOwnToolConflictsWithAToolsetTool(t *testing.T) {
+	is := is.New(t)
+	other := toolset.List{{Name: "escalate", Description: "d", Schema: json.RawMessage(`{"type":"object"}`)}}
+	h, err := agent.NewHost(&agents.Frontline{}, agent.Config{Client: recorder(new([]seen)), Toolsets: toolsets(), Tools: []toolset.Source{other}})
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("help"))
+	var conflict *toolset.ConflictError
+	is.True(errors.As(err, &conflict))
+	is.True(strings.Contains(err.Error(), "Frontline (own tools)")) // the own tools are a named source
 }

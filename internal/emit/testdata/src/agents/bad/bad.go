@@ -56,3 +56,25 @@ func name() string { return "split" }
 func useLater(a *SplitChain) {
 	agent.Use[*helpdesk.Notes](a)
 }
+
+// BadOwnTools adds tools of its own the generator cannot read.
+type BadOwnTools struct{ agent.Agent }
+
+// Declare describes the agent.
+func (a *BadOwnTools) Declare() {
+	agent.Use[*helpdesk.Notes](a)
+	a.AddTool(a.Undocumented).WithName("exit_plan_mode")
+	a.AddTool(a.Undocumented).WithName("Bad Name")
+	a.AddTool(func(context.Context) string { return "" })
+	b := a.AddTool(a.Undocumented)
+	b.ReadOnly()
+	for range 2 {
+		a.AddTool(a.Undocumented)
+	}
+	a.AddTool(a.Undocumented)
+	a.AddTool(a.Undocumented)
+}
+
+func (a *BadOwnTools) Undocumented(context.Context) string { return "" }
+
+func addLater(a *BadOwnTools) { a.AddTool(a.Undocumented) }
