@@ -101,7 +101,7 @@ func TestGenerateListsEveryError(t *testing.T) {
 	is.True(errors.Is(err, errReported))
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	is.Equal(len(lines), 2)
-	is.True(strings.HasSuffix(lines[0], "gen.go:9:12: TSH003 AddTool takes a method value of the toolset, such as g.Search, or a package-level function, so the generated code can call it directly"))
+	is.True(strings.HasSuffix(lines[0], "gen.go:9:12: TSH003 AddTool takes a method value of Greeter, such as g.Search, or a package-level function, so the generated code can call it directly"))
 	is.True(strings.Contains(lines[1], "gen.go:10:30: TSH008 "))
 	_, err = os.Stat(filepath.Join(dir, "typeshift_gen.go"))
 	is.True(os.IsNotExist(err)) // nothing is written for a package with errors

@@ -53,7 +53,7 @@
 // generate deletes a typeshift_gen.go it wrote earlier when its package no longer declares a toolset. It never
 // writes a package with a declaration it cannot read: it prints every problem as
 //
-//	tickets/tickets.go:12:14: TSH003 AddTool takes a method value of the toolset, such as t.Search, ...
+//	tickets/tickets.go:12:14: TSH003 AddTool takes a method value of Tickets, such as t.Search, ...
 //
 // and exits with status 1. The same problems, with the same codes, are what the typeshift-vet analyzer reports
 // in go vet.

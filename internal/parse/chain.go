@@ -228,8 +228,8 @@ func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.
 	fn, isMethod := p.toolFunc(named, recv, arg)
 	if fn == nil {
 		p.report(arg, "TSH003", Error, fmt.Sprintf(
-			"AddTool takes a method value of the toolset, such as %s.Search, or a package-level function, so the generated code can call it directly",
-			recv.Name()))
+			"AddTool takes a method value of %s, such as %s.Search, or a package-level function, so the generated code can call it directly",
+			named.Obj().Name(), recv.Name()))
 		return nil
 	}
 	if c.badName {
