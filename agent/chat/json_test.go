@@ -3,6 +3,8 @@ package chat_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,4 +137,154 @@ func FuzzUnmarshalMessages(f *testing.F) {
 			t.Fatalf("unstable encoding:\n%s\n%s", again, third)
 		}
 	})
+}
+
+// history is a realistic conversation of 20 messages: texts, tool calls with arguments, results, an approval
+// and usage, as a run with tools stores them.
+func history() []chat.Message {
+	var msgs []chat.Message
+	msgs = append(msgs, chat.SystemText("You are the support desk's assistant. Answer briefly; look tickets up before you answer."))
+	for i := range 4 {
+		n := fmt.Sprint(4711 + i)
+		msgs = append(msgs,
+			chat.Message{Role: chat.RoleUser, AuthorName: "ada", Parts: []chat.Part{chat.Text{Text: "What is the state of ticket " + n + "? The printer on the \"third\" floor <still> fails & beeps."}}},
+			chat.Message{Role: chat.RoleAssistant, AuthorName: "support", Parts: []chat.Part{
+				chat.Text{Text: "Let me look that up."},
+				chat.ToolCall{ID: "call_" + n + "_a", Name: "get_ticket", Arguments: json.RawMessage(`{"number":` + n + `,"fields":["title","state","assignee"]}`)},
+				chat.ToolCall{ID: "call_" + n + "_b", Name: "search", Arguments: json.RawMessage(`{"query":"printer third floor","limit":5}`)},
+				chat.UsagePart{Usage: chat.Usage{InputTokens: 812, OutputTokens: 64, TotalTokens: 876}},
+			}},
+			chat.Message{Role: chat.RoleTool, Parts: []chat.Part{
+				chat.ToolResult{CallID: "call_" + n + "_a", Result: json.RawMessage(`{"title":"Printer jams","state":"open","assignee":{"name":"Grace","team":"facilities"},"updated":"2026-11-29T10:04:00Z"}`)},
+				chat.ToolResult{CallID: "call_" + n + "_b", Result: json.RawMessage(`[{"number":4702,"title":"Toner low"},{"number":4690,"title":"Paper tray stuck"}]`)},
+			}},
+			chat.Message{Role: chat.RoleAssistant, AuthorName: "support", Parts: []chat.Part{
+				chat.ApprovalRequest{ID: "apr_" + n, ToolID: "example.com/tickets.Tickets.close_ticket",
+					Call: chat.ToolCall{ID: "call_" + n + "_c", Name: "close_ticket", Arguments: json.RawMessage(`{"number":` + n + `,"note":"duplicate"}`)}},
+			}},
+		)
+		if i%2 == 0 {
+			msgs = append(msgs, chat.Message{Role: chat.RoleUser, Parts: []chat.Part{chat.ApprovalAnswer{RequestID: "apr_" + n, Approved: true, Always: chat.ForTool}}})
+		} else {
+			msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
+				chat.Text{Text: "Ticket " + n + " is open and assigned to Grace in facilities; two similar tickets exist (4702, 4690)."},
+				chat.UsagePart{Usage: chat.Usage{InputTokens: 1304, OutputTokens: 41, TotalTokens: 1345}},
+			}})
+		}
+	}
+	return msgs[:20]
+}
+
+// decodeCases are inputs at the edges of the wire form, for the differential tests and as fuzz seeds.
+var decodeCases = []string{
+	`null`, `[]`, ` [ ] `, `[null]`, `[{}]`, `[{"role":null,"author_name":null,"parts":null}]`,
+	`[{"role":"user","parts":[]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_call","id":"c","name":"n","arguments":null}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_call","arguments_text":"{\"n\":4"}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_call","arguments_text":null,"arguments":{"a": [1, 2 ]}}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","result":"x","error":null}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","result_text":"","result":[1]}]}]`,
+	`[{"role":"user","parts":[{"type":"image","url":"x"}]}]`,
+	`[{"role":"user","parts":[{"text":"x"}]}]`,
+	`[{"role":"user","parts":[null]}]`,
+	`[{"role":"user","parts":[{"type":null}]}]`,
+	`[{"role":"assistant","parts":[{"type":"approval_request","id":"a"}]}]`,
+	`[{"role":"assistant","parts":[{"type":"approval_request","id":"a","call":null}]}]`,
+	`[{"role":"assistant","parts":[{"type":"approval_request","id":"a","call":{"type":"x","id":"c","arguments":{},"call":{"id":"z"}}}]}]`,
+	`[{"role":"user","parts":[{"type":"approval_answer","request_id":"a","always":"forever"}]}]`,
+	`[{"role":"user","parts":[{"type":"approval_answer","request_id":"a","always":"once","approved":null}]}]`,
+	`[{"role":"user","parts":[{"type":"approval_answer","approved":"yes"}]}]`,
+	`[{"role":"user","parts":[{"type":"usage","input_tokens":1,"output_tokens":null,"total_tokens":-3}]}]`,
+	`[{"role":"user","parts":[{"type":"usage","input_tokens":1.5}]}]`,
+	`[{"role":"user","parts":[{"type":"usage","input_tokens":1e2}]}]`,
+	`[{"role":"user","parts":[{"type":"usage","input_tokens":99999999999999999999}]}]`,
+	`[{"role":"user","parts":[{"type":"raw","provider":"p","data":{"refusal":null}}]}]`,
+	`[{"role":"user","parts":[{"type":"raw","provider":"p","data_text":"not json"}]}]`,
+	`[{"role":"user","extra":{"a":[1,{"b":null}]},"parts":[{"type":"text","text":"x","unknown":true}]}]`,
+	`[{"ROLE":"user","Parts":[{"TYPE":"text","Text":"x"}]}]`,
+	`[{"role":"user","parts":[{"type":"usage","input_to\u212aens":3}]}]`,
+	`[{"role":"user","role":"tool","parts":[{"type":"text","text":"a","text":"b"}]}]`,
+	`[{"parts":[{"type":"tool_call","id":"x"}],"parts":[{"type":"tool_call"}]}]`,
+	`[{"parts":[{"type":"approval_request","call":{"id":"a"},"call":{"name":"b"}}]}]`,
+	`[{"role":"us\u0065r","parts":[{"type":"t\u0065xt","text":"\ud83d\ude00 \u00e9\n"}]}]`,
+	"[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"text\":\"bad \xff utf-8\"}]}]",
+	`[{"role":"user","parts":[{"type":"text","text":"x"}]},]`,
+	`[{"role":"user","parts":[{"type":"text","text":"x"}]}] x`,
+	`[{"role":"user","parts":{}}]`, `[1,2]`, `{}`, `"x"`, ``, `[`,
+	`[{"parts":[{"type":"raw","data":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}]}]`,
+}
+
+func TestDecodeMatchesReference(t *testing.T) {
+	inputs := append([]string(nil), decodeCases...)
+	for _, msgs := range [][]chat.Message{allParts(), history()} {
+		data, err := refMarshalMessages(msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(data))
+	}
+	for _, in := range inputs {
+		t.Run("", func(t *testing.T) {
+			is := is.New(t)
+			want, wantErr := refUnmarshalMessages([]byte(in))
+			got, gotErr := chat.UnmarshalMessages([]byte(in))
+			is.Equal(gotErr == nil, wantErr == nil) // accepted alike
+			if wantErr != nil {
+				is.Equal(gotErr.Error(), sameError(wantErr))
+				is.Equal(errors.Is(gotErr, chat.ErrUnknownPart), errors.Is(wantErr, chat.ErrUnknownPart))
+				return
+			}
+			is.True(reflect.DeepEqual(got, want)) // same messages
+			var raws []json.RawMessage
+			is.NoErr(json.Unmarshal([]byte(in), &raws))
+			for _, raw := range raws {
+				var one chat.Message
+				var ref refMessage
+				is.NoErr(ref.UnmarshalJSON(raw))
+				is.NoErr(one.UnmarshalJSON(raw))
+				is.True(reflect.DeepEqual(one, ref.m)) // one message decodes alike too
+			}
+		})
+	}
+}
+
+func TestDecodeSingleMessage(t *testing.T) {
+	is := is.New(t)
+	var m chat.Message
+	m.AuthorName = "stale"
+	is.NoErr(m.UnmarshalJSON([]byte(`null`)))
+	is.True(reflect.DeepEqual(m, chat.Message{})) // null is an empty message, as before
+	err := m.UnmarshalJSON([]byte(`{"role":"user","parts":[{"type":"image"}]}`))
+	is.True(errors.Is(err, chat.ErrUnknownPart))
+}
+
+func TestEncodeMatchesReference(t *testing.T) {
+	cases := [][]chat.Message{nil, {}, allParts(), history(),
+		{{Role: chat.RoleUser, Parts: []chat.Part{chat.Text{Text: "\u2028 \u2029 <&> \x00 \xff é 😀 \\ \t"}}}},
+		{{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.ToolCall{Arguments: json.RawMessage(" { \"a\" : [ 1 , \"<b>\u2028\" ] } ")},
+			chat.ToolCall{Arguments: json.RawMessage(strings.Repeat("[", 80) + strings.Repeat("]", 80))},
+			chat.ToolCall{Arguments: json.RawMessage(`null`)},
+			chat.ToolCall{Arguments: json.RawMessage(`{"a":1}{"b":2}`)},
+			chat.ToolResult{Result: json.RawMessage("\"bad \xff\"")},
+			chat.ApprovalAnswer{Always: chat.Standing(7)},
+		}}},
+		{{Role: chat.RoleUser, Parts: []chat.Part{nil}}},
+		{{Role: chat.RoleUser, Parts: []chat.Part{chat.ApprovalAnswer{Always: chat.Standing(7)}}}},
+	}
+	for _, msgs := range cases {
+		t.Run("", func(t *testing.T) {
+			is := is.New(t)
+			want, wantErr := refMarshalMessages(msgs)
+			got, gotErr := chat.MarshalMessages(msgs)
+			is.Equal(gotErr == nil, wantErr == nil)
+			is.Equal(string(got), string(want)) // byte for byte
+			for _, m := range msgs {
+				want, wantErr := refMarshalMessage(m)
+				got, gotErr := json.Marshal(m)
+				is.Equal(gotErr == nil, wantErr == nil)
+				is.Equal(string(got), string(want))
+			}
+		})
+	}
 }
