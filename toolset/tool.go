@@ -57,6 +57,15 @@ type Call struct {
 	Run *Run
 }
 
+// Args returns the call's arguments, or nil for a nil call, so that generated invokers accept a nil call as one
+// without arguments.
+func (c *Call) Args() json.RawMessage {
+	if c == nil {
+		return nil
+	}
+	return c.Arguments
+}
+
 // Run describes the run a tool is offered in or called from. Per-request values, such as the current user, travel
 // in the context.Context, as everywhere in Go.
 type Run struct {

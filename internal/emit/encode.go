@@ -303,12 +303,8 @@ func (g *gen) helpers() {
 	}
 	if g.needs["arguments"] {
 		g.p("")
-		g.p("// typeshiftArguments returns a call's arguments, reading none as an empty object.")
-		g.p("func typeshiftArguments(call *toolset.Call) []byte {")
-		g.p("if call == nil {")
-		g.p("return []byte(\"{}\")")
-		g.p("}")
-		g.p("args := call.Arguments")
+		g.p("// typeshiftArguments returns a tool's arguments, reading none as an empty object.")
+		g.p("func typeshiftArguments(args []byte) []byte {")
 		g.p("for len(args) > 0 && (args[0] == ' ' || args[0] == '\\t' || args[0] == '\\n' || args[0] == '\\r') {")
 		g.p("args = args[1:]")
 		g.p("}")
@@ -321,8 +317,8 @@ func (g *gen) helpers() {
 	if g.needs["noArguments"] {
 		g.p("")
 		g.p("// typeshiftNoArguments checks the arguments of a tool that takes none: an empty object, or null.")
-		g.p("func typeshiftNoArguments(call *toolset.Call) error {")
-		g.p("d := tooljson.NewDecoder(typeshiftArguments(call))")
+		g.p("func typeshiftNoArguments(args []byte) error {")
+		g.p("d := tooljson.NewDecoder(typeshiftArguments(args))")
 		g.p("if !d.Null() && d.Object() {")
 		g.p("for {")
 		g.p("key, ok := d.Field()")

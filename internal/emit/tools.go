@@ -125,7 +125,7 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 	g.p("State: state,")
 	if tool.Input != nil {
 		g.p("Decode: func(args json.RawMessage) (any, error) {")
-		g.p("in, err := %sDecode(&toolset.Call{Arguments: args})", base)
+		g.p("in, err := %sDecode(args)", base)
 		g.p("if err != nil {")
 		g.p("return nil, err")
 		g.p("}")
@@ -135,7 +135,7 @@ func (g *gen) tool(set *model.Toolset, tool *model.Tool) error {
 		g.needs["arguments"] = true
 		g.needs["noArguments"] = true
 		g.p("Decode: func(args json.RawMessage) (any, error) {")
-		g.p("return nil, typeshiftNoArguments(&toolset.Call{Arguments: args})")
+		g.p("return nil, typeshiftNoArguments(args)")
 		g.p("},")
 	}
 	g.p("Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {")
@@ -187,9 +187,9 @@ func (g *gen) decodeFunc(base string, tool *model.Tool) error {
 	g.needs["arguments"] = true
 	g.p("")
 	g.p("// %sDecode decodes and checks the arguments of %s.", base, tool.Name)
-	g.p("func %sDecode(call *toolset.Call) (%s, error) {", base, tool.Input.GoType)
+	g.p("func %sDecode(args []byte) (%s, error) {", base, tool.Input.GoType)
 	g.p("var in %s", tool.Input.GoType)
-	g.p("d := tooljson.NewDecoder(typeshiftArguments(call))")
+	g.p("d := tooljson.NewDecoder(typeshiftArguments(args))")
 	g.p("%s(&d, &in)", g.decoder(tool.Input.Key, rt))
 	g.p("d.End()")
 	g.p("return in, d.Err()")
@@ -213,7 +213,7 @@ func (g *gen) invoke(set *model.Toolset, tool *model.Tool) error {
 		args = append(args, "ctx")
 	}
 	if tool.Input != nil {
-		g.p("in, err := typeshift%s%sDecode(call)", ident(set.TypeName), ident(tool.Name))
+		g.p("in, err := typeshift%s%sDecode(call.Args())", ident(set.TypeName), ident(tool.Name))
 		g.p("if err != nil {")
 		g.p("return nil, err")
 		g.p("}")
@@ -221,7 +221,7 @@ func (g *gen) invoke(set *model.Toolset, tool *model.Tool) error {
 	} else {
 		g.needs["arguments"] = true
 		g.needs["noArguments"] = true
-		g.p("if err := typeshiftNoArguments(call); err != nil {")
+		g.p("if err := typeshiftNoArguments(call.Args()); err != nil {")
 		g.p("return nil, err")
 		g.p("}")
 	}
