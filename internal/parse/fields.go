@@ -2,6 +2,7 @@ package parse
 
 import (
 	"go/ast"
+	goparser "go/parser"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -173,7 +174,11 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		return nil
 	}
 	f.Required = !f.OmitEmpty && !f.OmitZero && f.Type.Kind != model.Pointer
-	if fs, ok := d.p.fieldSyntax[v.Origin()]; ok {
+	fs, ok := d.p.fieldSyntax[v.Origin()]
+	if !ok {
+		fs = d.p.foreignField(v.Origin())
+	}
+	if fs != nil {
 		f.Description = docText(fs.Doc)
 		if f.Description == "" {
 			f.Description = docText(fs.Comment)
@@ -252,4 +257,55 @@ func validJSONName(name string) bool {
 		}
 	}
 	return true
+}
+
+// foreignFile is a source file of another package, read for its comments.
+type foreignFile struct {
+	fset *token.FileSet
+	file *ast.File
+}
+
+// foreignField returns the syntax of a field of a type from another package, read from its source file, for
+// its doc comment; nil if the file cannot be read. Type information from export data keeps the file and line
+// of every field but not its comments.
+func (p *parser) foreignField(v *types.Var) *ast.Field {
+	pos := p.fset.Position(v.Pos())
+	if !pos.IsValid() || pos.Filename == "" {
+		return nil
+	}
+	if p.foreign == nil {
+		p.foreign = map[string]*foreignFile{}
+	}
+	ff, seen := p.foreign[pos.Filename]
+	if !seen {
+		// A file set of its own keeps the positions of the loaded packages as they are.
+		fset := token.NewFileSet()
+		if file, err := goparser.ParseFile(fset, pos.Filename, nil, goparser.ParseComments|goparser.SkipObjectResolution); err == nil {
+			ff = &foreignFile{fset: fset, file: file}
+		}
+		p.foreign[pos.Filename] = ff
+	}
+	if ff == nil {
+		return nil
+	}
+	var found *ast.Field
+	ast.Inspect(ff.file, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		st, ok := n.(*ast.StructType)
+		if !ok {
+			return true
+		}
+		for _, fld := range st.Fields.List {
+			for _, name := range fld.Names {
+				if name.Name == v.Name() && ff.fset.Position(name.Pos()).Line == pos.Line {
+					found = fld
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return found
 }

@@ -54,6 +54,8 @@ type parser struct {
 	// fieldSyntax and typeSyntax find the declarations of the package's fields and named types, for their
 	// doc comments, tags and positions.
 	fieldSyntax map[*types.Var]*ast.Field
+	// foreign caches the files of other packages read for their fields' doc comments (nil when unreadable).
+	foreign map[string]*foreignFile
 	typeSyntax  map[*types.TypeName]typeDecl
 	funcSyntax  map[*types.Func]*ast.FuncDecl
 

@@ -101,20 +101,6 @@ func TestSchemaTag(t *testing.T) {
 	}
 }
 
-func TestSuggestName(t *testing.T) {
-	is := is.New(t)
-	for in, want := range map[string]string{
-		"Bad-Name":      "bad_name",
-		"GetHTTPStatus": "get_http_status",
-		"search  tools": "search_tools",
-		"9lives":        "lives",
-		"--":            "tool",
-		"über_tool":     "ber_tool",
-	} {
-		is.Equal(suggestName(in), want)
-	}
-}
-
 // FuzzSchemaTag checks that no tag makes the tag reader panic, and that what it accepts is consistent.
 func FuzzSchemaTag(f *testing.F) {
 	for _, seed := range []string{"minimum=1,maximum=2", `description=a\,b`, "enum=a,enum=b", "pattern=(", "minLength=9999999999999999999", "required,", `\`, "=,="} {

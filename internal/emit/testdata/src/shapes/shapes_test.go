@@ -245,7 +245,7 @@ func TestToolFields(t *testing.T) {
 	echo := m["echo"]
 	is.True(echo.ReadOnly)
 	is.Equal(echo.ID, "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.echo")
-	is.Equal(echo.Description, "Echo returns its input as it read it.")
+	is.Equal(echo.Description, "Returns its input as it read it.")
 	is.True(json.Valid(echo.Schema))
 	is.True(echo.State != nil)
 }
