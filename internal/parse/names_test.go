@@ -29,7 +29,7 @@ func TestSuggestName(t *testing.T) {
 		{"über_tool", "ueber_tool"},
 	} {
 		got := suggestName(tc.in)
-		is.New(t).Equal(got, tc.want)       // tc.in
+		is.New(t).Equal(got, tc.want)          // tc.in
 		is.New(t).True(toolset.ValidName(got)) // the suggestion is a valid name
 	}
 }

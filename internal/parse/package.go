@@ -55,9 +55,9 @@ type parser struct {
 	// doc comments, tags and positions.
 	fieldSyntax map[*types.Var]*ast.Field
 	// foreign caches the files of other packages read for their fields' doc comments (nil when unreadable).
-	foreign map[string]*foreignFile
-	typeSyntax  map[*types.TypeName]typeDecl
-	funcSyntax  map[*types.Func]*ast.FuncDecl
+	foreign    map[string]*foreignFile
+	typeSyntax map[*types.TypeName]typeDecl
+	funcSyntax map[*types.Func]*ast.FuncDecl
 
 	// described caches what each named type turned out to be, so each problem is reported once.
 	described map[string]*described
