@@ -191,6 +191,8 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		if !o.typeEnumRead && !o.consEnumRead {
 			g.p("%s = %s", target, convert(t.GoType, "string", "d.String()"))
 		}
+	case model.Number:
+		g.p("%s = %s", target, convert(t.GoType, "json.Number", "d.Number()"))
 	case model.Bytes:
 		g.p("if d.Null() {")
 		g.p("%s = nil", target)
@@ -402,6 +404,21 @@ func (g *gen) valueChecks(t *model.Type, target string, o decodeOpts) error {
 			g.p("d.Failf(\"must be %s %s, got %s\", %s)", b.text, b.lit, verb, target)
 			g.p("}")
 		}
+	case model.Number:
+		// The literal itself is compared, exactly.
+		for _, b := range []struct{ lit, op, text string }{
+			{c.Minimum, "<", "at least"},
+			{c.Maximum, ">", "at most"},
+			{c.ExclusiveMinimum, "<=", "greater than"},
+			{c.ExclusiveMaximum, ">=", "less than"},
+		} {
+			if b.lit == "" {
+				continue
+			}
+			g.p("if d.CompareNumber(%s) %s 0 {", strconv.Quote(b.lit), b.op)
+			g.p("d.Failf(\"must be %s %s, got %%s\", %s)", b.text, b.lit, target)
+			g.p("}")
+		}
 	case model.String:
 		s := target
 		if t.GoType != "string" {
@@ -573,6 +590,8 @@ func plainRead(t *model.Type, cons *model.Constraints) (string, bool) {
 		return convert(t.GoType, "string", "d.String()"), true
 	case model.Time:
 		return "d.Time()", true
+	case model.Number:
+		return convert(t.GoType, "json.Number", "d.Number()"), true
 	}
 	return "", false
 }

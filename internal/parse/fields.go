@@ -164,8 +164,8 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		switch deref(f.Type).Kind {
 		case model.Bool, model.Int, model.Uint, model.Float:
 			f.Stringify = true
-		case model.String:
-			d.failf("TSH020", d.p.tagNode(v), v.Pos(), "the ,string option on the string field %s is not supported: drop it", fieldPath)
+		case model.String, model.Number:
+			d.failf("TSH020", d.p.tagNode(v), v.Pos(), "the ,string option on the %s field %s is not supported: drop it", f.Type.GoType, fieldPath)
 			return nil
 		}
 	}

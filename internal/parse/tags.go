@@ -177,6 +177,11 @@ func literal(value string, t *model.Type, key string) (string, error) {
 		return value, nil
 	case model.Int, model.Uint, model.Float:
 		return number(value, t, key)
+	case model.Number:
+		if key == "example" {
+			return number(value, t, key)
+		}
+		return "", fmt.Errorf("%s does not apply to json.Number: use a float64 or an integer type", key)
 	}
 	return "", fmt.Errorf("%s applies to strings, numbers and booleans, not %s", key, t.GoType)
 }
@@ -184,7 +189,7 @@ func literal(value string, t *model.Type, key string) (string, error) {
 // bound checks a numeric bound for a number type.
 func bound(value string, t *model.Type, key string) (string, error) {
 	switch t.Kind {
-	case model.Int, model.Uint, model.Float:
+	case model.Int, model.Uint, model.Float, model.Number:
 		return number(value, t, key)
 	}
 	return "", fmt.Errorf("%s applies to numbers, not %s", key, t.GoType)

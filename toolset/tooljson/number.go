@@ -1,6 +1,7 @@
 package tooljson
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"unsafe"
@@ -359,4 +360,42 @@ func Unpadded(s string) bool {
 	}
 	pad := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 	return !pad(s[0]) && !pad(s[len(s)-1])
+}
+
+// Number reads a JSON number and returns it as it is written, as
+// encoding/json does for a json.Number. Unlike encoding/json, it does not
+// take a string holding a number: the schema of a json.Number field says
+// "number", and a string does not satisfy it.
+func (d *Decoder) Number() json.Number {
+	lit, _, ok := d.number("a number")
+	if !ok {
+		return ""
+	}
+	return json.Number(lit)
+}
+
+// NumberOK reports whether n can be written as JSON: an empty n (written as
+// 0) or a valid JSON number literal, as json.Marshal requires.
+func NumberOK(n json.Number) bool {
+	if n == "" {
+		return true
+	}
+	d := NewDecoder(unsafe.Slice(unsafe.StringData(string(n)), len(n)))
+	c, ok := d.begin()
+	if !ok || d.pos != 0 || (c != '-' && !isDigit(c)) {
+		return false
+	}
+	if _, _, ok := d.scanNumber(); !ok {
+		return false
+	}
+	return d.pos == len(n)
+}
+
+// AppendNumber appends n as json.Marshal writes a json.Number: as it is,
+// or 0 when it is empty. Check it with NumberOK first.
+func AppendNumber(b []byte, n json.Number) []byte {
+	if n == "" {
+		return append(b, '0')
+	}
+	return append(b, n...)
 }

@@ -70,11 +70,15 @@ func Short(err error) string {
 	return msg
 }
 
-// HasDuplicateKeys reports whether the JSON document data has an object that names a key twice, outside the
+// HasDuplicateKeys reports whether the valid JSON document data has an object that names a key twice, outside the
 // values of the top-level properties named in opaque (a json.RawMessage or any field, which generated decoders
 // keep as they are). Generated decoders refuse such documents; schema validation and encoding/json read them,
 // keeping the last value.
 func HasDuplicateKeys(data []byte, opaque ...string) bool {
+	if !json.Valid(data) {
+		// The token reader would not move past a syntax error; invalid JSON has no keys to speak of.
+		return false
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var walk func(depth int) bool
 	walk = func(depth int) bool {
