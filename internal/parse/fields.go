@@ -189,6 +189,10 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		d.failf("TSH021", d.p.tagNode(v), v.Pos(), "jsonschema tag of %s: %s", fieldPath, err)
 		return nil
 	}
+	if problem := tagConflict(cons, f.Type, f.Stringify); problem != "" {
+		d.failf("TSH025", d.p.tagNode(v), v.Pos(), "jsonschema tag of %s: %s", fieldPath, problem)
+		return nil
+	}
 	f.Constraints = cons
 	if desc != "" {
 		f.Description = desc
