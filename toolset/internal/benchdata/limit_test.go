@@ -174,4 +174,3 @@ var bigArgs = func() []byte {
 	sb.WriteString(`]}`)
 	return []byte(sb.String())
 }()
-
