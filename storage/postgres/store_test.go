@@ -26,7 +26,10 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool, string) {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	s := postgres.New(pool, &postgres.Options{Channel: schema})
+	s, err := postgres.New(context.Background(), pool, &postgres.Options{Channel: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	return s, pool, schema
 }
@@ -127,7 +130,9 @@ func TestClaimRace(t *testing.T) {
 			_, err := postgres.Migrate(ctx, pool)
 			is.NoErr(err)
 		}
-		stores[i] = postgres.New(pool, nil)
+		stores[i], err = postgres.New(ctx, pool, nil)
+		is.NoErr(err)
+		t.Cleanup(stores[i].Close)
 		// Warm up a connection so both start on equal terms.
 		_, err = stores[i].List(ctx, "warm-up", storage.ListOptions{})
 		is.NoErr(err)
@@ -166,7 +171,8 @@ func TestWatchAcrossInstances(t *testing.T) {
 	publisherPool, err := pgxpool.NewWithConfig(ctx, pool.Config())
 	is.NoErr(err)
 	t.Cleanup(publisherPool.Close)
-	publisher := postgres.New(publisherPool, &postgres.Options{Channel: schema})
+	publisher, err := postgres.New(ctx, publisherPool, &postgres.Options{Channel: schema})
+	is.NoErr(err)
 	t.Cleanup(publisher.Close)
 
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
