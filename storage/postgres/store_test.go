@@ -62,6 +62,16 @@ func (c corruptible) Corrupt(ctx context.Context, settingsID, conversationID str
 	})
 }
 
+func (c corruptible) CorruptSettings(ctx context.Context, settingsID, kind string) error {
+	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('typeshift.settings_id', $1, true)`, settingsID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE settings_documents SET revision = 0 WHERE settings_id = $1 AND kind = $2`, settingsID, kind)
+		return err
+	})
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storage.Store {
 		s, pool, _ := newStore(t)
