@@ -24,8 +24,8 @@ const (
 
 // Limits of Postgres's numeric type, which holds jsonb numbers.
 const (
-	maxNumericWeight = 131072     // decimal digits before the point
-	maxNumericScale  = 16383      // decimal digits after the point
+	maxNumericWeight = 131072    // decimal digits before the point
+	maxNumericScale  = 16383     // decimal digits after the point
 	maxNumericExp    = 1<<30 - 1 // largest exponent it reads at all (INT_MAX/2)
 )
 
@@ -470,7 +470,7 @@ func SanitizeJSON(data []byte) []byte {
 			default:
 				i += 6
 			}
-		case b == '\\':
+		case b == '\\' && i+1 < len(data) && data[i+1] < utf8.RuneSelf:
 			i += 2 // another escape: its second byte is not the start of one
 		case b < utf8.RuneSelf:
 			i++
