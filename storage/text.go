@@ -33,9 +33,28 @@ const (
 type JSONError struct {
 	// Offset is the byte offset of the problem in the data.
 	Offset int
+	// Kind says which rule the data breaks.
+	Kind JSONErrorKind
 	// Reason says what is wrong, such as "a \u0000 escape".
 	Reason string
 }
+
+// JSONErrorKind says which of [CheckJSON]'s rules data breaks.
+type JSONErrorKind int
+
+// The rules of CheckJSON.
+const (
+	// JSONSyntax: the data is not one JSON value.
+	JSONSyntax JSONErrorKind = iota
+	// JSONText: a string holds invalid UTF-8, a \u0000 escape or half a
+	// surrogate pair; [SanitizeJSON] mends it.
+	JSONText
+	// JSONNumber: a number is out of the range of Postgres's numeric;
+	// SanitizeJSON writes it as a string.
+	JSONNumber
+	// JSONDepth: objects and arrays nest deeper than MaxJSONDepth.
+	JSONDepth
+)
 
 // Error gives the reason and the offset.
 func (e *JSONError) Error() string {
@@ -56,7 +75,7 @@ func CheckJSON(data []byte) error {
 	var c jsonChecker
 	c.data = data
 	if !c.check() {
-		return &JSONError{Offset: c.pos, Reason: c.reason}
+		return &JSONError{Offset: c.pos, Kind: c.kind, Reason: c.reason}
 	}
 	return nil
 }
@@ -67,6 +86,7 @@ type jsonChecker struct {
 	data    []byte
 	pos     int
 	reason  string
+	kind    JSONErrorKind
 	depth   int
 	objects [MaxJSONDepth/64 + 1]uint64
 }
@@ -74,6 +94,11 @@ type jsonChecker struct {
 func (c *jsonChecker) fail(reason string) bool {
 	c.reason = reason
 	return false
+}
+
+func (c *jsonChecker) failKind(kind JSONErrorKind, reason string) bool {
+	c.kind = kind
+	return c.fail(reason)
 }
 
 func (c *jsonChecker) space() {
@@ -99,7 +124,7 @@ func (c *jsonChecker) check() bool {
 		switch b := c.data[c.pos]; {
 		case b == '{' || b == '[':
 			if c.depth >= MaxJSONDepth {
-				return c.fail(fmt.Sprintf("JSON nested deeper than %d levels", MaxJSONDepth))
+				return c.failKind(JSONDepth, fmt.Sprintf("JSON nested deeper than %d levels", MaxJSONDepth))
 			}
 			c.pos++
 			c.space()
@@ -248,7 +273,7 @@ func (c *jsonChecker) str() bool {
 		default:
 			r, size := utf8.DecodeRune(c.data[c.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return c.fail("invalid UTF-8")
+				return c.failKind(JSONText, "invalid UTF-8")
 			}
 			c.pos += size
 		}
@@ -275,17 +300,17 @@ func (c *jsonChecker) escape() bool {
 	}
 	switch {
 	case r == 0:
-		return c.fail(`a \u0000 escape`)
+		return c.failKind(JSONText, `a \u0000 escape`)
 	case 0xDC00 <= r && r <= 0xDFFF:
-		return c.fail("a \\u escape of a low surrogate without a high one before it")
+		return c.failKind(JSONText, "a \\u escape of a low surrogate without a high one before it")
 	case 0xD800 <= r && r <= 0xDBFF:
 		next := c.data[c.pos+6:]
 		if len(next) < 2 || next[0] != '\\' || next[1] != 'u' {
-			return c.fail("a \\u escape of a high surrogate without a low one after it")
+			return c.failKind(JSONText, "a \\u escape of a high surrogate without a low one after it")
 		}
 		lo, ok := hex4(next[2:])
 		if !ok || lo < 0xDC00 || lo > 0xDFFF {
-			return c.fail("a \\u escape of a high surrogate without a low one after it")
+			return c.failKind(JSONText, "a \\u escape of a high surrogate without a low one after it")
 		}
 		c.pos += 12
 		return true
@@ -375,7 +400,7 @@ func (c *jsonChecker) number() bool {
 		}
 		if exp >= maxNumericExp {
 			c.pos = start
-			return c.fail("a number whose exponent is out of range")
+			return c.failKind(JSONNumber, "a number whose exponent is out of range")
 		}
 		if neg {
 			exp = -exp
@@ -387,7 +412,7 @@ func (c *jsonChecker) number() bool {
 	}
 	if fracDigits-exp > maxNumericScale || nonzero && weight > maxNumericWeight {
 		c.pos = start
-		return c.fail("a number out of the range a store holds")
+		return c.failKind(JSONNumber, "a number out of the range a store holds")
 	}
 	return true
 }
@@ -431,26 +456,43 @@ const (
 	replacementEscape = `\ufffd`
 )
 
-// SanitizeJSON returns data with what breaks [CheckJSON]'s rules on text
-// replaced by U+FFFD: each byte of invalid UTF-8, each \u0000 escape and
-// each \u escape of half a surrogate pair. It returns data itself when there
-// is nothing to replace, and never changes its syntax, so valid JSON stays
-// valid and the result depends on data alone. It does not mend syntax,
-// depth or numbers.
+// SanitizeJSON returns data mended to pass [CheckJSON]'s rules on text and
+// numbers: each byte of invalid UTF-8, each \u0000 escape and each \u escape
+// of half a surrogate pair becomes U+FFFD, and each number Postgres's numeric
+// cannot hold becomes a string of its digits. It returns data itself when
+// there is nothing to mend. Valid JSON stays valid, and the result depends on
+// data alone. Syntax and depth it leaves as they are.
 func SanitizeJSON(data []byte) []byte {
 	var out []byte // nil until the first replacement
 	last := 0      // data[:last] is in out already
-	replace := func(from, to int, with string) {
+	replace := func(from, to int, with ...string) {
 		if out == nil {
 			out = make([]byte, 0, len(data)+16)
 		}
 		out = append(out, data[last:from]...)
-		out = append(out, with...)
+		for _, w := range with {
+			out = append(out, w...)
+		}
 		last = to
 	}
+	inString := false
 	for i := 0; i < len(data); {
 		b := data[i]
 		switch {
+		case b == '"':
+			inString = !inString
+			i++
+		case !inString && (b == '-' || '0' <= b && b <= '9'):
+			j := i + 1
+			for j < len(data) && (data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] == '+' ||
+				data[j] == '-' || '0' <= data[j] && data[j] <= '9') {
+				j++
+			}
+			c := jsonChecker{data: data[i:j]}
+			if !c.number() && c.kind == JSONNumber {
+				replace(i, j, `"`, string(data[i:j]), `"`)
+			}
+			i = j
 		case b == '\\' && i+1 < len(data) && data[i+1] == 'u':
 			r, ok := hex4(data[i+2:])
 			switch {
