@@ -47,4 +47,3 @@ func canonicalJSON(args json.RawMessage) string {
 	return string(b)
 }
 
-func jsonValid(b []byte) bool { return json.Valid(b) }
