@@ -46,4 +46,3 @@ func canonicalJSON(args json.RawMessage) string {
 	}
 	return string(b)
 }
-

@@ -53,9 +53,9 @@ func TestBadTextNeverFailsARun(t *testing.T) {
 }
 
 func badTextRun(t *testing.T, s storage.Store, bt struct {
-	name                 string
-	prose                string
-	args, result         string
+	name                  string
+	prose                 string
+	args, result          string
 	wantProse, wantResult string
 }, streaming bool) {
 	is := is.New(t)
