@@ -198,7 +198,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 				s.outs[i].failed = true
 				continue
 			}
-			s.requests = append(s.requests, newRequest(c, toolID(t)))
+			s.requests = append(s.requests, l.st.h.newRequest(c, toolID(t)))
 			s.outs[i].request = true
 			continue
 		}
