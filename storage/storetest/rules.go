@@ -38,6 +38,15 @@ var rules = []rule{
 	{"ClaimLost", ruleClaimLost},
 	{"ConcurrentAppends", ruleConcurrentAppends},
 	{"Watch", ruleWatch},
+	{"WatchResume", ruleWatchResume},
+	{"WatchTenancy", ruleWatchTenancy},
+	{"WatchBehind", ruleWatchBehind},
+	{"SteerNeedsLiveClaim", ruleSteerNeedsLiveClaim},
+	{"SteerTakenOnce", ruleSteerTakenOnce},
+	{"SteerKeptAfterRelease", ruleSteerKeptAfterRelease},
+	{"SteerKeptAfterExpiry", ruleSteerKeptAfterExpiry},
+	{"SteerTenancy", ruleSteerTenancy},
+	{"SteerSignal", ruleSteerSignal},
 	{"CorruptEntries", ruleCorruptEntries},
 }
 
