@@ -121,5 +121,5 @@ func TestSlowWatcher(t *testing.T) {
 		n++
 	}
 	is.True(n < storage.MaxEvents+watch.Batch+100) // closed before the end: events it had not read are gone
-	is.NoErr(ctx.Err())                // closed early, not by the context
+	is.NoErr(ctx.Err())                            // closed early, not by the context
 }
