@@ -27,7 +27,7 @@ func openStore(pool *pgxpool.Pool, opts *postgres.Options) *postgres.Store {
 }
 
 // newPool returns a pool on a fresh, migrated schema.
-func newPool(t *testing.T) (*pgxpool.Pool, string) {
+func newPool(t testing.TB) (*pgxpool.Pool, string) {
 	t.Helper()
 	pool, schema := pgtest.Pool(t)
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
@@ -40,7 +40,7 @@ func newPool(t *testing.T) (*pgxpool.Pool, string) {
 // another tenant has: it may use the tables, under row-level security, and it may LISTEN and NOTIFY as anyone
 // may. TYPESHIFT_TEST_OTHER_DATABASE_URL overrides the URL, which is otherwise the test database's with the
 // role's name.
-func otherSession(t *testing.T, pool *pgxpool.Pool, schema string) *pgx.Conn {
+func otherSession(t testing.TB, pool *pgxpool.Pool, schema string) *pgx.Conn {
 	t.Helper()
 	ctx := t.Context()
 	_, err := pool.Exec(ctx, `GRANT USAGE ON SCHEMA `+pgx.Identifier{schema}.Sanitize()+` TO `+otherRole+`;
