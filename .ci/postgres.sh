@@ -22,6 +22,12 @@
 #                     the tests that play the adversary (its own LISTEN and
 #                     pg_notify on the store's channel). Tests grant it what an
 #                     application role has on their schema.
+#   typeshift_bypass  LOGIN BYPASSRLS, same password as typeshift, nothing else:
+#                     the tests connect as it to show that the Postgres store
+#                     and verify-store refuse a role row-level security does
+#                     not bind. It is a member of typeshift_tenant, to show
+#                     that a pool whose connections SET ROLE to a role that
+#                     RLS binds is accepted.
 set -euo pipefail
 
 PGVERSION=15
@@ -32,6 +38,7 @@ PASSWORD=${TYPESHIFT_PG_PASSWORD:-typeshift}
 DATABASE=typeshift
 TENANT_ROLE=typeshift_tenant
 OTHER_ROLE=typeshift_other
+BYPASS_ROLE=typeshift_bypass
 
 log() { echo "postgres.sh: $*" >&2; }
 
@@ -62,7 +69,7 @@ runuser -u postgres -- pg_isready -q -p "$PORT" || { log "server did not come up
 psql_admin() { runuser -u postgres -- psql -p "$PORT" -X -q -v ON_ERROR_STOP=1 "$@" >&2; }
 
 # Passwords are passed as psql variables so they are quoted by psql, not by the shell.
-psql_admin -v role="$ROLE" -v pw="$PASSWORD" -v tenant="$TENANT_ROLE" -v other="$OTHER_ROLE" <<'SQL'
+psql_admin -v role="$ROLE" -v pw="$PASSWORD" -v tenant="$TENANT_ROLE" -v bypass="$BYPASS_ROLE" -v other="$OTHER_ROLE" <<'SQL'
 SELECT format('CREATE ROLE %I LOGIN CREATEDB NOSUPERUSER NOCREATEROLE PASSWORD %L', :'role', :'pw')
 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'role') \gexec
 SELECT format('ALTER ROLE %I LOGIN CREATEDB NOSUPERUSER NOBYPASSRLS PASSWORD %L', :'role', :'pw') \gexec
@@ -81,6 +88,14 @@ WHERE NOT EXISTS (
 	SELECT 1 FROM pg_auth_members m
 	JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member
 	WHERE r.rolname = :'tenant' AND u.rolname = :'role') \gexec
+SELECT format('CREATE ROLE %I LOGIN BYPASSRLS NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %L', :'bypass', :'pw')
+WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'bypass') \gexec
+SELECT format('ALTER ROLE %I LOGIN BYPASSRLS NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %L', :'bypass', :'pw') \gexec
+SELECT format('GRANT %I TO %I', :'tenant', :'bypass')
+WHERE NOT EXISTS (
+	SELECT 1 FROM pg_auth_members m
+	JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member
+	WHERE r.rolname = :'tenant' AND u.rolname = :'bypass') \gexec
 SQL
 
 psql_admin -v role="$ROLE" -v db="$DATABASE" <<'SQL'

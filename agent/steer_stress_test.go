@@ -27,7 +27,14 @@ import (
 )
 
 // newPostgresStore returns a store over pool; the tests of steering open their stores through it.
-func newPostgresStore(pool *pgxpool.Pool) *postgres.Store { return postgres.New(pool, nil) }
+func newPostgresStore(t testing.TB, pool *pgxpool.Pool) *postgres.Store {
+	t.Helper()
+	s, err := postgres.New(context.Background(), pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // The second process of the stress test is this test binary again, run with these variables.
 const (
@@ -55,7 +62,7 @@ func TestSteerStress(t *testing.T) {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	store := newPostgresStore(pool)
+	store := newPostgresStore(t, pool)
 	t.Cleanup(store.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -241,7 +248,7 @@ func TestSteerStressProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	store := newPostgresStore(pool)
+	store := newPostgresStore(t, pool)
 	defer store.Close()
 	steerer := idle(store)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

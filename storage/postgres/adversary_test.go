@@ -21,9 +21,14 @@ import (
 // otherRole is the login role of another tenant's session, made by .ci/postgres.sh.
 const otherRole = "typeshift_other"
 
-// openStore returns a store over pool; every test of this file opens its stores through it.
-func openStore(pool *pgxpool.Pool, opts *postgres.Options) *postgres.Store {
-	return postgres.New(pool, opts)
+// openStore returns a store over pool; the tests of steering and notifications open their stores through it.
+func openStore(t testing.TB, pool *pgxpool.Pool, opts *postgres.Options) *postgres.Store {
+	t.Helper()
+	s, err := postgres.New(context.Background(), pool, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // newPool returns a pool on a fresh, migrated schema.
@@ -88,7 +93,7 @@ func TestForeignNotifications(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	pool, schema := newPool(t)
-	s := openStore(pool, &postgres.Options{Channel: schema})
+	s := openStore(t, pool, &postgres.Options{Channel: schema})
 	t.Cleanup(s.Close)
 	other := otherSession(t, pool, schema)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -163,7 +168,7 @@ func TestNotificationsCarryNoBody(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	pool, schema := newPool(t)
-	s := openStore(pool, &postgres.Options{Channel: schema})
+	s := openStore(t, pool, &postgres.Options{Channel: schema})
 	t.Cleanup(s.Close)
 	other := otherSession(t, pool, schema)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)

@@ -44,7 +44,7 @@ func BenchmarkSteerTake(b *testing.B) {
 // pool and LISTEN connection) has read the event: notification, then a read of the row under the tenant.
 func BenchmarkWatchDelivery(b *testing.B) {
 	s, pool, schema := newStore(b)
-	other := openStore(pool, &postgres.Options{Channel: schema})
+	other := openStore(b, pool, &postgres.Options{Channel: schema})
 	b.Cleanup(other.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -48,6 +48,8 @@ var rules = []rule{
 	{"SteerTenancy", ruleSteerTenancy},
 	{"SteerSignal", ruleSteerSignal},
 	{"CorruptEntries", ruleCorruptEntries},
+	{"TextAndIDs", ruleTextAndIDs},
+	{"CorruptSettings", ruleCorruptSettings},
 }
 
 // rec carries one rule's store, ids and findings.
