@@ -47,12 +47,19 @@ WHERE settings_id = $1 AND conversation_id = $2 AND last_seq = 0 AND lease_token
 	SET last_seq = last_seq + $4::bigint,
 	    last_summary_seq = CASE WHEN $5::bigint > 0 THEN last_seq + $5::bigint ELSE last_summary_seq END,
 	    created_at = CASE WHEN last_seq = 0 THEN now() ELSE created_at END,
-	    updated_at = CASE WHEN $13::boolean OR last_seq = 0 THEN now() ELSE updated_at END
+	    updated_at = CASE WHEN $13::boolean OR last_seq = 0 THEN now() ELSE updated_at END` + leaseRelease + `
 	WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND lease_expires_at > now()
 	  AND ($6::bigint = 0 OR last_seq + 1 = $6::bigint)
 	RETURNING last_seq - $4::bigint AS base
 )
 `
+	// leaseRelease gives the lease up in the same update when $14 is true
+	// (AppendRelease); the lease columns are not indexed, so the update
+	// stays HOT.
+	leaseRelease = `,
+	    lease_owner = CASE WHEN $14::boolean THEN NULL ELSE lease_owner END,
+	    lease_token = CASE WHEN $14::boolean THEN NULL ELSE lease_token END,
+	    lease_expires_at = CASE WHEN $14::boolean THEN NULL ELSE lease_expires_at END`
 	// qAppendOne is the common case, one entry, with scalar parameters.
 	qAppendOne = leaseCTE + `INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
@@ -111,7 +118,7 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	if err := storage.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}
-	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: cursor.Token()}
+	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := tenantBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -180,6 +187,12 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 // round trip: the lease check, the numbering and the insert succeed or fail
 // together.
 func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
+	return s.appendEntries(ctx, c, false, entries)
+}
+
+// appendEntries serves Append and AppendRelease, which gives the lease up in
+// the statement that stores the entries.
+func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool, entries []storage.Entry) ([]storage.Entry, error) {
 	if err := storage.CheckClaim(c); err != nil {
 		return nil, err
 	}
@@ -215,7 +228,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 	if len(out) == 1 {
 		e := out[0]
 		b.Queue(qAppendOne, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches)
+			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches, release)
 	} else {
 		types, runs, agents, authors, datas := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		times := make([]pgtype.Timestamptz, n)
@@ -224,7 +237,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 			times[i] = optionalTime(e.Time)
 		}
 		b.Queue(qAppendMany, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			types, runs, agents, authors, times, datas, touches)
+			types, runs, agents, authors, times, datas, touches, release)
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -333,31 +346,9 @@ func (s *Store) load(ctx context.Context, query, settingsID, conversationID stri
 	var out []storage.Entry
 	var corrupt error
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var (
-			e       storage.Entry
-			typ     string
-			version int16
-			data    []byte // pgx copies JSON into a []byte; a RawMessage would be unmarshalled
-		)
-		dest := []any{&e.Seq, &typ, &e.RunID, &e.Agent, &e.Author, &e.Time, &version, &data}
-		for rows.Next() {
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			e.Type = storage.EntryType(typ)
-			e.Data = data
-			e.Time = e.Time.UTC()
-			if corrupt == nil {
-				corrupt = storage.CheckStoredEntry(conversationID, e, int(version), false)
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
+		var err error
+		out, corrupt, err = readEntries(br, conversationID)
+		return err
 	})
 	if err != nil {
 		return nil, wrap("load", err)
@@ -370,6 +361,39 @@ func (s *Store) load(ctx context.Context, query, settingsID, conversationID stri
 	}
 	return out, nil
 }
+
+// readEntries reads the rows of a load query and checks each entry; corrupt
+// is the first entry it cannot read.
+func readEntries(br pgx.BatchResults, conversationID string) (out []storage.Entry, corrupt error, err error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var (
+		e       storage.Entry
+		typ     string
+		version int16
+		data    []byte // pgx copies JSON into a []byte; a RawMessage would be unmarshalled
+	)
+	dest := []any{&e.Seq, &typ, &e.RunID, &e.Agent, &e.Author, &e.Time, &version, &data}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, err
+		}
+		e.Type = storage.EntryType(typ)
+		e.Data = data
+		e.Time = e.Time.UTC()
+		if corrupt == nil {
+			corrupt = storage.CheckStoredEntry(conversationID, e, int(version), false)
+		}
+		out = append(out, e)
+	}
+	return out, corrupt, rows.Err()
+}
+
+// newToken returns a fresh lease token.
+func newToken() string { return cursor.Token() }
 
 // List implements [storage.ConversationStore].
 func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOptions) ([]storage.ConversationInfo, error) {

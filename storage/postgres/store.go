@@ -51,7 +51,8 @@ type Store struct {
 	channel        string
 	eventRetention time.Duration
 
-	hub watch.Hub
+	hub    watch.Hub
+	leases leaseConn // the connection of RenewLeases (lease.go)
 
 	mu       sync.Mutex // guards the listener's state
 	watchers int
@@ -98,6 +99,7 @@ func (s *Store) Close() {
 	if l != nil {
 		l.stop()
 	}
+	s.leases.close()
 	s.hub.CloseAll()
 }
 

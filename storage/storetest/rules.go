@@ -37,6 +37,9 @@ var rules = []rule{
 	{"ClaimExpiry", ruleClaimExpiry},
 	{"ClaimLost", ruleClaimLost},
 	{"ConcurrentAppends", ruleConcurrentAppends},
+	{"RenewLeases", ruleRenewLeases},
+	{"ClaimLoad", ruleClaimLoad},
+	{"AppendRelease", ruleAppendRelease},
 	{"Watch", ruleWatch},
 	{"CorruptEntries", ruleCorruptEntries},
 }
