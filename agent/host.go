@@ -97,6 +97,7 @@ type Host struct {
 	invoker  ToolInvoker
 	exitPlan *toolset.Tool
 	live     liveRuns    // runs holding their conversation, for Steer
+	leases   leaseKeeper // renews the claims of the live runs (lease.go)
 	handoffs handoffs    // the agents runs may hand their conversation to
 	fixed    chat.Client // Config.Client, instrumented
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as

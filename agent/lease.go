@@ -1,0 +1,216 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// leaseKeeper renews the claims of a host's live runs, all of them together every third of the lease: one
+// RenewLeases call per tick when the store is a [storage.LeaseRenewer] (the memory and Postgres stores are), one
+// Renew per claim otherwise. A run is kept from the moment it claims its conversation until it releases it; a
+// run whose claim is lost is cancelled with the loss as the cause, and stores nothing more.
+type leaseKeeper struct {
+	mu      sync.Mutex
+	store   storage.ConversationStore
+	ttl     time.Duration
+	runs    map[*conversationRun]struct{}
+	running bool // the renewing goroutine runs; it ends at a tick that finds no run
+}
+
+// add keeps c's claim from now on, starting the renewing goroutine when it does not run.
+func (k *leaseKeeper) add(c *conversationRun) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.runs == nil {
+		k.runs = map[*conversationRun]struct{}{}
+		k.store, k.ttl = c.store, c.ttl
+	}
+	k.runs[c] = struct{}{}
+	if !k.running {
+		k.running = true
+		go k.loop()
+	}
+}
+
+// remove stops keeping c's claim.
+func (k *leaseKeeper) remove(c *conversationRun) {
+	k.mu.Lock()
+	delete(k.runs, c)
+	k.mu.Unlock()
+}
+
+// renewConcurrency bounds the Renew calls in flight for a store without RenewLeases.
+const renewConcurrency = 16
+
+func (k *leaseKeeper) loop() {
+	t := time.NewTicker(k.ttl / 3)
+	defer t.Stop()
+	for range t.C {
+		k.mu.Lock()
+		if len(k.runs) == 0 {
+			k.running = false
+			k.mu.Unlock()
+			return
+		}
+		runs := make([]*conversationRun, 0, len(k.runs))
+		for c := range k.runs {
+			runs = append(runs, c)
+		}
+		k.mu.Unlock()
+		k.renew(runs)
+	}
+}
+
+// renew renews the claims of runs once. A failure that is not a lost claim passes: the next tick tries again,
+// and the store refuses to append once a lease has expired.
+func (k *leaseKeeper) renew(runs []*conversationRun) {
+	ctx, cancel := context.WithTimeout(context.Background(), k.ttl/3)
+	defer cancel()
+	claims := make([]storage.Claim, len(runs))
+	for i, c := range runs {
+		claims[i] = c.currentClaim()
+	}
+	if lr, ok := k.store.(storage.LeaseRenewer); ok {
+		res, err := lr.RenewLeases(ctx, claims, k.ttl)
+		if err != nil || len(res) != len(runs) {
+			return
+		}
+		for i, r := range res {
+			runs[i].renewed(r.Claim, r.Err)
+		}
+		return
+	}
+	sem := make(chan struct{}, renewConcurrency)
+	var wg sync.WaitGroup
+	for i, c := range runs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			renewed, err := k.store.Renew(ctx, claims[i], k.ttl)
+			c.renewed(renewed, err)
+		})
+	}
+	wg.Wait()
+}
+
+// currentClaim returns the run's claim as last renewed.
+func (c *conversationRun) currentClaim() storage.Claim {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.claim
+}
+
+// renewed takes the outcome of renewing the run's claim.
+func (c *conversationRun) renewed(claim storage.Claim, err error) {
+	switch {
+	case err == nil:
+		c.mu.Lock()
+		if claim.Token == c.claim.Token {
+			c.claim = claim
+		}
+		c.mu.Unlock()
+	case errors.Is(err, storage.ErrClaimLost):
+		c.lose(&ConversationError{ConversationID: c.id, Op: "renewing the lease", Err: err})
+	}
+}
+
+// lose records that the run's claim is lost and cancels the run with err as the cause: another run may own the
+// conversation now. From then on the run stores nothing (see append).
+func (c *conversationRun) lose(err error) {
+	c.mu.Lock()
+	if c.lost == nil {
+		c.lost = err
+	}
+	cancel := c.cancel
+	c.mu.Unlock()
+	c.keeper.remove(c)
+	if cancel != nil {
+		cancel(err)
+	}
+}
+
+// lostClaim returns why the run's claim was lost, or nil.
+func (c *conversationRun) lostClaim() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
+}
+
+// claimLoad claims the run's conversation and, when the store can do both in one round trip
+// ([storage.ClaimLoader]), loads it: loaded tells, and loadErr is the load's error. err is the claim's.
+func (c *conversationRun) claimLoad(ctx context.Context, owner string) (claim storage.Claim, entries []storage.Entry, loaded bool, loadErr, err error) {
+	if cl, ok := c.store.(storage.ClaimLoader); ok {
+		claim, entries, err := cl.ClaimLoad(ctx, c.settingsID, c.id, owner, c.ttl)
+		if claim.Token == "" {
+			return storage.Claim{}, nil, false, nil, err
+		}
+		return claim, entries, true, err, nil
+	}
+	claim, err = c.store.Claim(ctx, c.settingsID, c.id, owner, c.ttl)
+	return claim, nil, false, nil, err
+}
+
+// stamp marks entries with the run, the agent and the author, as they are when the step is taken.
+func (c *conversationRun) stamp(entries []storage.Entry) {
+	for i := range entries {
+		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
+		if entries[i].Author == "" {
+			entries[i].Author = c.st.name
+		}
+	}
+}
+
+// queue keeps steps to be stored with the run's next store, which comes before its next model call, before an
+// approved call runs, and at its end: a model response is stored with the tool results that answer it, the
+// input with whatever comes first.
+func (c *conversationRun) queue(entries ...storage.Entry) {
+	c.stamp(entries)
+	c.storeMu.Lock()
+	c.pending = append(c.pending, entries...)
+	c.storeMu.Unlock()
+}
+
+// hasPending reports whether steps wait to be stored.
+func (c *conversationRun) hasPending() bool {
+	c.storeMu.Lock()
+	defer c.storeMu.Unlock()
+	return len(c.pending) > 0
+}
+
+// store1 stores the queued steps and entries under the run's claim in one call, and with release, gives the
+// claim up in it too when the store can ([storage.AppendReleaser]). A run whose claim is lost stores nothing.
+// Steps that could not be stored stay queued, for the end of the run to try again.
+func (c *conversationRun) store1(ctx context.Context, op string, release bool, entries []storage.Entry) error {
+	c.stamp(entries)
+	c.storeMu.Lock()
+	defer c.storeMu.Unlock()
+	c.mu.Lock()
+	claim, lost := c.claim, c.lost
+	c.mu.Unlock()
+	if lost != nil {
+		return lost
+	}
+	all := entries
+	if len(c.pending) > 0 {
+		all = append(c.pending[:len(c.pending):len(c.pending)], entries...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	var err error
+	if ar, ok := c.store.(storage.AppendReleaser); ok && release {
+		_, err = ar.AppendRelease(ctx, claim, all...)
+		c.released = err == nil
+	} else {
+		_, err = c.store.Append(ctx, claim, all...)
+	}
+	if err != nil {
+		return &ConversationError{ConversationID: c.id, Op: op, Err: err}
+	}
+	c.pending = nil
+	return nil
+}
