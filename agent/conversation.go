@@ -244,12 +244,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	var storeErr error
-	if lost := c.lostClaim(); lost != nil {
-		// The claim is gone: the run stores nothing more, and its error says so.
-		if !errors.Is(runErr, storage.ErrClaimLost) {
-			runErr = errors.Join(runErr, lost)
-		}
-	} else if c.started { // begin queued the start: store the end
+	if c.started { // begin queued the start: store the end
 		all := msgs
 		var out []chat.Message
 		if resp != nil {
@@ -290,6 +285,15 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 		}
 		entries = append(entries, jsonEntry(storage.EntryRunEnd, endData))
 		storeErr = c.store1(wctx, "storing the end of the run", true, entries)
+	}
+	if lost := c.lostClaim(); lost != nil {
+		// The claim is gone: store1 stored nothing more, and the run's error says why.
+		if storeErr == lost {
+			storeErr = nil
+		}
+		if !errors.Is(runErr, storage.ErrClaimLost) {
+			runErr = errors.Join(runErr, lost)
+		}
 	}
 	if c.cancel != nil {
 		c.cancel(nil)
