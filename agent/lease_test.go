@@ -112,8 +112,8 @@ func TestLeaseLostStopsRun(t *testing.T) {
 		is.True(errors.As(err, &ce))
 		is.Equal(ce.Op, "renewing the lease")
 		is.True(errors.Is(toolCause, storage.ErrClaimLost)) // the tool's context ended with the loss as its cause
-		is.Equal(m.calls(), 1)                               // no model call after the loss
-		is.Equal(s.appends.Load(), storedBefore)             // nothing stored after the loss, not even tried
+		is.Equal(m.calls(), 1)                              // no model call after the loss
+		is.Equal(s.appends.Load(), storedBefore)            // nothing stored after the loss, not even tried
 		_, err = base.LoadAll(context.Background(), tenant, "lost")
 		is.True(errors.Is(err, storage.ErrNotFound))
 	})

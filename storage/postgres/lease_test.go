@@ -67,8 +67,9 @@ func TestRenewLeasesBesidePool(t *testing.T) {
 			// End the renewal's connection from the server's side; the next renewal fails or reconnects, and the
 			// one after it renews.
 			var ended int
-			err := held.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE application_name = $1 AND pid <> pg_backend_pid() AND pg_terminate_backend(pid)`, name).Scan(&ended)
+			err := held.QueryRow(ctx, `WITH target AS MATERIALIZED (
+				SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid())
+				SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM target`, name).Scan(&ended)
 			is.NoErr(err)
 			is.Equal(ended, 1) // the renewal's own connection, beside the pool's one
 			_, _ = s.RenewLeases(ctx, claims, time.Hour)
