@@ -68,7 +68,8 @@ func (k *leaseKeeper) loop() {
 // renew renews the claims of runs once. A failure that is not a lost claim passes: the next tick tries again,
 // and the store refuses to append once a lease has expired.
 func (k *leaseKeeper) renew(runs []*conversationRun) {
-	ctx, cancel := context.WithTimeout(context.Background(), k.ttl/3)
+	// Half the lease: a slow renewal still lands before the lease ends, and the ticks it overlaps are dropped.
+	ctx, cancel := context.WithTimeout(context.Background(), k.ttl/2)
 	defer cancel()
 	claims := make([]storage.Claim, len(runs))
 	for i, c := range runs {

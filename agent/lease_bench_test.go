@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -129,5 +128,3 @@ func BenchmarkLeasesBusyPool(b *testing.B) {
 	b.ReportMetric(float64(lost.Load())/float64(n), "claims_lost")
 	b.ReportMetric(float64(failed.Load())/float64(n), "runs_failed")
 }
-
-var _ = json.RawMessage(nil)
