@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -44,24 +45,33 @@ func newPGStore(tb testing.TB, pool *pgxpool.Pool) *postgres.Store {
 }
 
 // BenchmarkRoundCheckouts runs rounds of one conversation on Postgres (a round is a run that calls one tool and
-// answers) and reports how many connections each round checks out of the pool. See docs/performance-leases.md.
+// answers) and reports how many connections each round checks out of the pool: with the agent's settings read
+// from the store, and from elsewhere. See docs/performance-leases.md.
 func BenchmarkRoundCheckouts(b *testing.B) {
-	s, pool := pgPool(b, 4)
-	h := host(convRoundModel, agent.Config{Store: s}, echo("search"))
-	ctx := context.Background()
-	// One round first, so that the conversation exists and the listener of steering input is up.
-	if _, err := h.Run(ctx, agent.Text("Where is my order?"), agent.SettingsID(tenant), agent.Conversation("checkouts")); err != nil {
-		b.Fatal(err)
+	noSettings := agent.SettingsFunc(func(context.Context, string, string) (json.RawMessage, error) { return nil, nil })
+	for _, bc := range []struct {
+		name     string
+		settings agent.SettingsSource
+	}{{"stored-settings", nil}, {"settings-elsewhere", noSettings}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, pool := pgPool(b, 4)
+			h := host(convRoundModel, agent.Config{Store: s, Settings: bc.settings}, echo("search"))
+			ctx := context.Background()
+			// One round first, so that the conversation exists and the listener of steering input is up.
+			if _, err := h.Run(ctx, agent.Text("Where is my order?"), agent.SettingsID(tenant), agent.Conversation("checkouts")); err != nil {
+				b.Fatal(err)
+			}
+			before := pool.Stat().AcquireCount()
+			n := 0
+			for b.Loop() {
+				n++
+				if _, err := h.Run(ctx, agent.Text("Where is my order?"), agent.SettingsID(tenant), agent.Conversation("checkouts")); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(pool.Stat().AcquireCount()-before)/float64(n), "checkouts/round")
+		})
 	}
-	before := pool.Stat().AcquireCount()
-	n := 0
-	for b.Loop() {
-		n++
-		if _, err := h.Run(ctx, agent.Text("Where is my order?"), agent.SettingsID(tenant), agent.Conversation("checkouts")); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(pool.Stat().AcquireCount()-before)/float64(n), "checkouts/round")
 }
 
 // Live runs on a small, busy pool, each in a model call longer than its lease: every claim must be renewed
