@@ -116,6 +116,9 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	case len(ri.history) > 0:
 		return nil, ErrHistoryWithConversation
 	}
+	if err := checkConversationInput(in.msgs); err != nil {
+		return nil, err
+	}
 	ttl := h.cfg.LeaseTTL
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
@@ -156,6 +159,7 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 		st.mode, st.run.Mode = l.mode, l.mode
 	}
 	c.lastAgent = l.agent
+	st.storedHistory = true
 	st.standing = append(l.standing, st.standing...)
 
 	in.msgs = append(l.msgs, in.msgs...)

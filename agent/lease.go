@@ -155,7 +155,8 @@ func (c *conversationRun) claimLoad(ctx context.Context, owner string) (claim st
 	return claim, nil, false, nil, err
 }
 
-// stamp marks entries with the run, the agent and the author, as they are when the step is taken.
+// stamp marks entries with the run, the agent and the author, as they are when the step is taken, and mends
+// what no store holds (storableEntries).
 func (c *conversationRun) stamp(entries []storage.Entry) {
 	for i := range entries {
 		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
@@ -163,6 +164,7 @@ func (c *conversationRun) stamp(entries []storage.Entry) {
 			entries[i].Author = c.st.name
 		}
 	}
+	storableEntries(entries)
 }
 
 // queue keeps steps to be stored with the run's next store, which comes before its next model call, before an

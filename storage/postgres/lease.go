@@ -202,6 +202,9 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return storage.Claim{}, nil, err
 	}
+	if err := storage.CheckLeaseOwner(owner); err != nil {
+		return storage.Claim{}, nil, err
+	}
 	if err := storage.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, nil, err
 	}

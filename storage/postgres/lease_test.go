@@ -28,7 +28,10 @@ func onePool(t *testing.T) (*postgres.Store, *pgxpool.Pool, string) {
 	if _, err := postgres.Migrate(t.Context(), pool); err != nil {
 		t.Fatal(err)
 	}
-	s := postgres.New(pool, nil)
+	s, err := postgres.New(t.Context(), pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	return s, pool, schema
 }

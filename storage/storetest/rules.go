@@ -42,6 +42,8 @@ var rules = []rule{
 	{"AppendRelease", ruleAppendRelease},
 	{"Watch", ruleWatch},
 	{"CorruptEntries", ruleCorruptEntries},
+	{"TextAndIDs", ruleTextAndIDs},
+	{"CorruptSettings", ruleCorruptSettings},
 }
 
 // rec carries one rule's store, ids and findings.

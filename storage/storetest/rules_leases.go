@@ -120,6 +120,8 @@ func ruleClaimLoad(r *rec) {
 	r.is(err, storage.ErrInvalid, "ClaimLoad without a settings id")
 	_, _, err = cl.ClaimLoad(ctx, a, id, "storetest", 0)
 	r.is(err, storage.ErrInvalid, "ClaimLoad for no time")
+	_, _, err = cl.ClaimLoad(ctx, a, r.conv(a, "owner"), "bad\x00owner", time.Minute)
+	r.is(err, storage.ErrInvalid, "ClaimLoad with an owner no store holds")
 }
 
 // ruleAppendRelease checks a store's AppendRelease, when it has one: the entries are stored and the lease is free
