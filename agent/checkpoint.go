@@ -237,6 +237,7 @@ func withAuthor(m chat.Message, name string) chat.Message {
 func (h *Host) useStore() {
 	if h.cfg.Settings == nil {
 		h.cfg.Settings = StoredSettings(h.cfg.Store)
+		h.storeSettings = true
 	}
 	next := h.invoker
 	h.invoker = func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {

@@ -123,14 +123,11 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: ri.settingsID, id: id, ttl: ttl,
-		input: in.msgs, stopped: make(chan struct{}), keeper: &h.leases}
-	claim, entries, loaded, loadErr, err := c.claimLoad(ctx, h.owner())
+	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl)
 	if err != nil {
-		return nil, &ConversationError{ConversationID: id, Op: "claiming the conversation", Err: err}
+		return nil, err
 	}
-	c.claim = claim
-	c.keeper.add(c) // from the claim on: loading may wait for a busy pool
+	c.input = in.msgs
 	ok := false
 	defer func() {
 		if !ok {

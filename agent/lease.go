@@ -2,10 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -141,18 +143,106 @@ func (c *conversationRun) lostClaim() error {
 	return c.lost
 }
 
-// claimLoad claims the run's conversation and, when the store can do both in one round trip
-// ([storage.ClaimLoader]), loads it: loaded tells, and loadErr is the load's error. err is the claim's.
-func (c *conversationRun) claimLoad(ctx context.Context, owner string) (claim storage.Claim, entries []storage.Entry, loaded bool, loadErr, err error) {
-	if cl, ok := c.store.(storage.ClaimLoader); ok {
-		claim, entries, err := cl.ClaimLoad(ctx, c.settingsID, c.id, owner, c.ttl)
-		if claim.Token == "" {
-			return storage.Claim{}, nil, false, nil, err
-		}
-		return claim, entries, true, err, nil
+// claimed is a conversation claimed, and loaded, before the run's settings were resolved, with the agent's stored
+// settings read in the same round trip ([storage.ClaimLoader]).
+type claimed struct {
+	c            *conversationRun
+	entries      []storage.Entry
+	loadErr      error
+	settingsRead bool
+	doc          *storage.Document // nil: the tenant has no document
+	settingsErr  error
+}
+
+// claimFirst claims the run's conversation, loads it and reads the agent's stored settings in one round trip,
+// when the store can and the run's settings come from it; openConversation goes on from there. Otherwise it does
+// nothing, and openConversation claims, or refuses the run with nothing claimed.
+func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Message) error {
+	ri := &st.input
+	cl, ok := h.cfg.Store.(storage.ClaimLoader)
+	if !ok || ri.conversationID == "" || ri.settingsID == "" || len(ri.history) > 0 || checkConversationInput(input) != nil {
+		return nil
 	}
-	claim, err = c.store.Claim(ctx, c.settingsID, c.id, owner, c.ttl)
-	return claim, nil, false, nil, err
+	var kinds []string
+	if h.storeSettings {
+		kinds = []string{h.decl.SettingsKind}
+	}
+	c := h.newConversationRun(st, h.leaseTTL())
+	got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), c.ttl, kinds...)
+	if got.Claim.Token == "" {
+		return &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
+	}
+	c.claim = got.Claim
+	c.keeper.add(c)
+	p := &claimed{c: c, entries: got.Entries, settingsRead: h.storeSettings}
+	if err != nil {
+		if _, bad := errors.AsType[*storage.CorruptSettingsError](err); bad {
+			p.settingsErr = err
+		} else {
+			p.loadErr = err
+		}
+	}
+	if d, ok := got.Settings[h.decl.SettingsKind]; ok {
+		p.doc = &d
+	}
+	st.claimed = p
+	return nil
+}
+
+// settings returns the agent's stored settings: those claimFirst read, or what Config.Settings gives.
+func (p *claimed) settings(ctx context.Context, h *Host, settingsID string) (json.RawMessage, error) {
+	if p == nil || !p.settingsRead {
+		return h.cfg.Settings.Settings(ctx, settingsID, h.decl.SettingsKind)
+	}
+	if p.settingsErr != nil || p.doc == nil {
+		return nil, p.settingsErr
+	}
+	return p.doc.Data, nil
+}
+
+// drop releases a claim claimFirst took for a run that will not start.
+func (p *claimed) drop() {
+	if p != nil {
+		_ = p.c.close()
+	}
+}
+
+// leaseTTL is Config.LeaseTTL, or its default.
+func (h *Host) leaseTTL() time.Duration {
+	if h.cfg.LeaseTTL > 0 {
+		return h.cfg.LeaseTTL
+	}
+	return DefaultLeaseTTL
+}
+
+// newConversationRun returns the run's hold on its conversation, not yet claimed.
+func (h *Host) newConversationRun(st *runState, ttl time.Duration) *conversationRun {
+	return &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.input.settingsID, id: st.input.conversationID,
+		ttl: ttl, stopped: make(chan struct{}), keeper: &h.leases}
+}
+
+// claimConversation returns the run's claimed conversation: the one claimFirst claimed, or one claimed now, and
+// loaded too when the store can do both in one round trip ([storage.ClaimLoader]): loaded tells, and loadErr is
+// the load's error. The claim is renewed from now on; err is the claim's.
+func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Duration) (c *conversationRun, entries []storage.Entry, loaded bool, loadErr, err error) {
+	if p := st.claimed; p != nil {
+		st.claimed = nil
+		return p.c, p.entries, true, p.loadErr, nil
+	}
+	c = h.newConversationRun(st, ttl)
+	var claim storage.Claim
+	if cl, ok := c.store.(storage.ClaimLoader); ok {
+		got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), ttl)
+		claim, entries, loaded, loadErr = got.Claim, got.Entries, true, err
+		if claim.Token == "" {
+			return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
+		}
+	} else if claim, err = c.store.Claim(ctx, c.settingsID, c.id, h.owner(), ttl); err != nil {
+		return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
+	}
+	c.claim = claim
+	c.keeper.add(c) // from the claim on: loading may wait for a busy pool
+	return c, entries, loaded, loadErr, nil
 }
 
 // stamp marks entries with the run, the agent and the author, as they are when the step is taken, and mends

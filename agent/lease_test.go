@@ -145,3 +145,29 @@ func TestLeaseTakenOverStopsRun(t *testing.T) {
 	_, err = s.Append(context.Background(), taken, storage.Entry{Type: storage.EntryInput, Data: json.RawMessage(`[]`)})
 	is.NoErr(err) // the successor holds the conversation
 }
+
+// TestClaimFirstSettings reads the agent's stored settings in the round trip that claims the conversation: they
+// apply, and a run they make fail leaves the conversation free.
+func TestClaimFirstSettings(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		doc, err := s.PutSettings(ctx, storage.Document{SettingsID: tenant, Kind: "tester", SchemaVersion: 1,
+			Data: json.RawMessage(`{"max_iterations":1}`)}, 0)
+		is.NoErr(err)
+		m := script(call(tc("1", "search", `{}`)), say("never"))
+		h := host(m, agent.Config{Store: s}, echo("search"))
+		_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID(tenant), agent.Conversation("first"))
+		is.NoErr(err)
+		is.Equal(m.calls(), 1) // the stored max_iterations of 1 applied
+
+		_, err = s.PutSettings(ctx, storage.Document{SettingsID: tenant, Kind: "tester", SchemaVersion: 1,
+			Data: json.RawMessage(`{"max_iterations":"many"}`)}, doc.Revision)
+		is.NoErr(err)
+		_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID(tenant), agent.Conversation("first"))
+		is.True(err != nil) // the stored settings do not apply
+		c, err := s.Claim(ctx, tenant, "first", "next", time.Minute)
+		is.NoErr(err) // and the run that failed on them left the conversation free
+		is.NoErr(s.Release(ctx, c))
+	})
+}

@@ -32,15 +32,27 @@ type Renewal struct {
 	Err error
 }
 
-// ClaimLoader is a ConversationStore that claims a conversation and loads it
-// in one round trip, the two calls a run starts with.
+// ClaimLoader is a Store that claims a conversation and loads it in one
+// round trip, with the tenant's settings documents a run reads first.
 type ClaimLoader interface {
-	// ClaimLoad is Claim followed by Load. When the claim fails it returns
-	// its error, as Claim does. When the claim succeeds it returns it, even
-	// when the entries cannot be read: then err is Load's error (a
-	// *CorruptEntryError, say) and the caller, who holds the claim, releases
-	// it. A conversation without entries gives none and no error.
-	ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration) (Claim, []Entry, error)
+	// ClaimLoad is Claim, then Load, then GetSettings of each kind. When
+	// the claim fails it returns its error, as Claim does, and a zero
+	// Claimed. When the claim succeeds, Claimed.Claim holds it even when
+	// err is not nil (the entries or a document could not be read: a
+	// *CorruptEntryError, say), and the caller, who holds the claim,
+	// releases it. A conversation without entries gives none and no error.
+	ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration, kinds ...string) (Claimed, error)
+}
+
+// Claimed is what ClaimLoad took and read.
+type Claimed struct {
+	// Claim is the claim taken.
+	Claim Claim
+	// Entries are those Load returns.
+	Entries []Entry
+	// Settings holds the documents of the kinds asked for that exist, by
+	// kind.
+	Settings map[string]Document
 }
 
 // AppendReleaser is a ConversationStore that stores a run's last entries and

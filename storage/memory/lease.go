@@ -45,16 +45,39 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 }
 
 // ClaimLoad implements [storage.ClaimLoader].
-func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration) (storage.Claim, []storage.Entry, error) {
+func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration, kinds ...string) (storage.Claimed, error) {
+	for _, k := range kinds {
+		if err := checkDocIDs(settingsID, k); err != nil {
+			return storage.Claimed{}, err
+		}
+	}
 	c, err := s.Claim(ctx, settingsID, conversationID, owner, ttl)
 	if err != nil {
-		return storage.Claim{}, nil, err
+		return storage.Claimed{}, err
 	}
-	entries, err := s.load(context.WithoutCancel(ctx), settingsID, conversationID, true)
+	out := storage.Claimed{Claim: c}
+	ctx = context.WithoutCancel(ctx) // the claim is taken: read what goes with it
+	out.Entries, err = s.load(ctx, settingsID, conversationID, true)
 	if errors.Is(err, storage.ErrNotFound) {
-		return c, nil, nil
+		err = nil
 	}
-	return c, entries, err
+	if err != nil {
+		return out, err
+	}
+	for _, k := range kinds {
+		doc, err := s.GetSettings(ctx, settingsID, k)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			continue
+		case err != nil:
+			return out, err
+		}
+		if out.Settings == nil {
+			out.Settings = map[string]storage.Document{}
+		}
+		out.Settings[k] = doc
+	}
+	return out, nil
 }
 
 // AppendRelease implements [storage.AppendReleaser], under one lock.

@@ -196,23 +196,32 @@ func (s *Store) leaseConnect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// ClaimLoad implements [storage.ClaimLoader]: the claim and the load are
-// one batch, one transaction; the load reads nothing when the claim failed.
-func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration) (storage.Claim, []storage.Entry, error) {
+// ClaimLoad implements [storage.ClaimLoader]: the claim, the load and the
+// settings are one batch, one transaction; the reads find nothing when the
+// claim failed.
+func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration, kinds ...string) (storage.Claimed, error) {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return storage.Claim{}, nil, err
+		return storage.Claimed{}, err
 	}
 	if err := storage.CheckLeaseOwner(owner); err != nil {
-		return storage.Claim{}, nil, err
+		return storage.Claimed{}, err
 	}
 	if err := storage.CheckTTL(ttl); err != nil {
-		return storage.Claim{}, nil, err
+		return storage.Claimed{}, err
+	}
+	for _, k := range kinds {
+		if err := storage.CheckDocumentKey(settingsID, k); err != nil {
+			return storage.Claimed{}, err
+		}
 	}
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := tenantBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
 	b.Queue(qLoadClaimed, settingsID, conversationID, c.Token)
-	var entries []storage.Entry
+	for _, k := range kinds {
+		b.Queue(qGetSettings, settingsID, k)
+	}
+	var out storage.Claimed
 	var corrupt error
 	claimed := false
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -221,23 +230,64 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 		}
 		claimed = true
 		var err error
-		entries, corrupt, err = readEntries(br, conversationID)
-		return err
+		if out.Entries, corrupt, err = readEntries(br, conversationID); err != nil {
+			return err
+		}
+		for _, k := range kinds {
+			doc, found, err := readSettings(br, settingsID, k)
+			if err != nil {
+				if corrupt == nil {
+					corrupt = err
+				}
+				continue
+			}
+			if found {
+				if out.Settings == nil {
+					out.Settings = map[string]storage.Document{}
+				}
+				out.Settings[k] = doc
+			}
+		}
+		return nil
 	})
 	switch {
 	case !claimed && errors.Is(err, pgx.ErrNoRows):
-		return storage.Claim{}, nil, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
-	case !claimed && err != nil:
-		return storage.Claim{}, nil, wrap("claim", err)
+		return storage.Claimed{}, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
+	case err != nil:
+		// A batch that failed is a transaction rolled back: the claim was not taken.
+		return storage.Claimed{}, wrap("claim", err)
 	}
 	c.ExpiresAt = c.ExpiresAt.UTC()
-	if err != nil {
-		return c, nil, wrap("load", err)
-	}
+	out.Claim = c
 	if corrupt != nil {
-		return c, nil, corrupt
+		return out, corrupt
 	}
-	return c, entries, nil
+	return out, nil
+}
+
+// readSettings reads the result of qGetSettings in a batch, as GetSettings
+// does: found is false when the document does not exist; a row that does
+// not read as a document is a *storage.CorruptSettingsError.
+func readSettings(br pgx.BatchResults, settingsID, kind string) (doc storage.Document, found bool, err error) {
+	doc = storage.Document{SettingsID: settingsID, Kind: kind}
+	rows, err := br.Query()
+	if err != nil {
+		return doc, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return doc, false, rows.Err()
+	}
+	var data []byte // copied as it is; see GetSettings
+	if err := rows.Scan(&doc.SchemaVersion, &doc.Revision, &data, &doc.UpdatedAt); err != nil {
+		return doc, false, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: kind, Err: err}
+	}
+	doc.Data = data
+	doc.UpdatedAt = doc.UpdatedAt.UTC()
+	if err := storage.CheckStoredDocument(doc, false); err != nil {
+		return doc, false, err
+	}
+	return doc, true, nil
 }
 
 // qLoadClaimed is qLoad for the batch of ClaimLoad: it reads only under the

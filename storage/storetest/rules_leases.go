@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -78,8 +79,8 @@ func ruleRenewLeases(r *rec) {
 	r.is(err, storage.ErrInvalid, "RenewLeases for no time")
 }
 
-// ruleClaimLoad checks a store's ClaimLoad, when it has one: it claims as Claim does and reads what Load reads,
-// within the claim's tenant.
+// ruleClaimLoad checks a store's ClaimLoad, when it has one: it claims as Claim does and reads what Load and
+// GetSettings read, within the claim's tenant.
 func ruleClaimLoad(r *rec) {
 	cl, ok := r.s.(storage.ClaimLoader)
 	if !ok {
@@ -89,14 +90,23 @@ func ruleClaimLoad(r *rec) {
 	a, b := r.tenant("a"), r.tenant("b")
 	id := r.conv(a, "loaded")
 	r.conv(b, id)
-	c, es, err := cl.ClaimLoad(ctx, a, id, "storetest", time.Minute)
+	kind := r.kind(a, "agent")
+	doc, err := s.PutSettings(ctx, storage.Document{SettingsID: a, Kind: kind, SchemaVersion: 1, Data: json.RawMessage(`{"limit":7}`)}, 0)
+	if !r.ok(err, "PutSettings") {
+		return
+	}
+	got, err := cl.ClaimLoad(ctx, a, id, "storetest", time.Minute, kind, "missing")
 	if !r.ok(err, "ClaimLoad of a new conversation") {
 		return
 	}
-	r.truef(len(es) == 0 && c.Token != "" && c.Owner == "storetest", "ClaimLoad of a new conversation: %+v, %d entries", c, len(es))
-	_, es, err = cl.ClaimLoad(ctx, a, id, "second", time.Minute)
+	c := got.Claim
+	r.truef(len(got.Entries) == 0 && c.Token != "" && c.Owner == "storetest", "ClaimLoad of a new conversation: %+v, %d entries", c, len(got.Entries))
+	if d, ok := got.Settings[kind]; r.truef(ok && len(got.Settings) == 1, "ClaimLoad read settings %v, want the one of kind %q", got.Settings, kind) {
+		r.truef(d.Revision == doc.Revision && jsonEqual(d.Data, doc.Data), "ClaimLoad read %+v, want %+v", d, doc)
+	}
+	busy, err := cl.ClaimLoad(ctx, a, id, "second", time.Minute, kind)
 	r.is(err, storage.ErrConversationBusy, "ClaimLoad of a held conversation")
-	r.truef(len(es) == 0, "ClaimLoad of a held conversation returned %d entries", len(es))
+	r.truef(busy.Claim.Token == "" && len(busy.Entries) == 0 && len(busy.Settings) == 0, "ClaimLoad of a held conversation returned %+v", busy)
 	_, err = s.Append(ctx, c, entry(storage.EntryInput, `{"n":1}`), entry(storage.EntrySummary, `{"n":2}`), entry(storage.EntryResponse, `{"n":3}`))
 	if !r.ok(err, "Append") || !r.ok(s.Release(ctx, c), "Release") {
 		return
@@ -105,23 +115,28 @@ func ruleClaimLoad(r *rec) {
 	if !r.ok(err, "Load") {
 		return
 	}
-	c, es, err = cl.ClaimLoad(ctx, a, id, "storetest", time.Minute)
+	got, err = cl.ClaimLoad(ctx, a, id, "storetest", time.Minute)
 	if r.ok(err, "ClaimLoad of a stored conversation") {
-		r.sameEntries("ClaimLoad", es, want)
-		_, err = s.Append(ctx, c, entry(storage.EntryResponse, `{"n":4}`))
+		r.sameEntries("ClaimLoad", got.Entries, want)
+		_, err = s.Append(ctx, got.Claim, entry(storage.EntryResponse, `{"n":4}`))
 		r.ok(err, "Append under ClaimLoad's claim")
 	}
-	cb, es, err := cl.ClaimLoad(ctx, b, id, "storetest", time.Minute)
+	other, err := cl.ClaimLoad(ctx, b, id, "storetest", time.Minute, kind)
 	if r.ok(err, "ClaimLoad of the same id under another tenant") {
-		r.truef(len(es) == 0, "ClaimLoad under another tenant read %d entries of the first", len(es))
-		r.ok(s.Release(ctx, cb), "Release")
+		r.truef(len(other.Entries) == 0 && len(other.Settings) == 0,
+			"ClaimLoad under another tenant read %d entries and %d documents of the first", len(other.Entries), len(other.Settings))
+		r.ok(s.Release(ctx, other.Claim), "Release")
 	}
-	_, _, err = cl.ClaimLoad(ctx, "", id, "storetest", time.Minute)
+	_, err = cl.ClaimLoad(ctx, "", id, "storetest", time.Minute)
 	r.is(err, storage.ErrInvalid, "ClaimLoad without a settings id")
-	_, _, err = cl.ClaimLoad(ctx, a, id, "storetest", 0)
+	_, err = cl.ClaimLoad(ctx, a, id, "storetest", 0)
 	r.is(err, storage.ErrInvalid, "ClaimLoad for no time")
-	_, _, err = cl.ClaimLoad(ctx, a, r.conv(a, "owner"), "bad\x00owner", time.Minute)
+	_, err = cl.ClaimLoad(ctx, a, r.conv(a, "owner"), "bad\x00owner", time.Minute)
 	r.is(err, storage.ErrInvalid, "ClaimLoad with an owner no store holds")
+	_, err = cl.ClaimLoad(ctx, a, r.conv(a, "kinds"), "storetest", time.Minute, "")
+	r.is(err, storage.ErrInvalid, "ClaimLoad of settings without a kind")
+	_, err = s.Claim(ctx, a, "kinds", "storetest", time.Minute)
+	r.ok(err, "Claim after a ClaimLoad that was refused") // nothing was claimed
 }
 
 // ruleAppendRelease checks a store's AppendRelease, when it has one: the entries are stored and the lease is free
