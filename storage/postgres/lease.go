@@ -71,7 +71,7 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 	})
 	b := &pgx.Batch{}
 	type key struct{ settingsID, conversationID, token string }
-	pos := make(map[key]int, len(idx))
+	pos := make(map[key][]int, len(idx)) // a claim given twice is renewed twice
 	var tenants []string
 	for start := 0; start < len(idx); {
 		sid := cs[idx[start]].SettingsID
@@ -80,7 +80,8 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 		for ; end < len(idx) && cs[idx[end]].SettingsID == sid; end++ {
 			c := cs[idx[end]]
 			ids, tokens = append(ids, c.ConversationID), append(tokens, c.Token)
-			pos[key{sid, c.ConversationID, c.Token}] = idx[end]
+			k := key{sid, c.ConversationID, c.Token}
+			pos[k] = append(pos[k], idx[end])
 		}
 		b.Queue(setTenant, sid)
 		b.Queue(qRenewMany, sid, ids, tokens, ttl.Microseconds())
@@ -104,16 +105,14 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 					rows.Close()
 					return err
 				}
-				i, ok := pos[key{sid, id, token}]
-				if !ok {
-					continue
+				for _, i := range pos[key{sid, id, token}] {
+					c := cs[i]
+					if owner != nil {
+						c.Owner = *owner
+					}
+					c.ExpiresAt = at.UTC()
+					out[i] = storage.Renewal{Claim: c}
 				}
-				c := cs[i]
-				if owner != nil {
-					c.Owner = *owner
-				}
-				c.ExpiresAt = at.UTC()
-				out[i] = storage.Renewal{Claim: c}
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {

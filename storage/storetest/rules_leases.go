@@ -73,6 +73,11 @@ func ruleRenewLeases(r *rec) {
 	_, err = s.Claim(ctx, a, "kept", "second", time.Minute)
 	r.is(err, storage.ErrConversationBusy, "Claim of a renewed lease")
 
+	got, err = lr.RenewLeases(ctx, []storage.Claim{cb, cb}, time.Hour)
+	if r.ok(err, "RenewLeases of a claim given twice") && r.truef(len(got) == 2, "RenewLeases of 2 claims returned %d", len(got)) {
+		r.ok(got[0].Err, "RenewLeases of a claim given twice, first")
+		r.ok(got[1].Err, "RenewLeases of a claim given twice, second")
+	}
 	got, err = lr.RenewLeases(ctx, nil, time.Minute)
 	r.truef(err == nil && len(got) == 0, "RenewLeases of no claims: %v, %v", got, err)
 	_, err = lr.RenewLeases(ctx, []storage.Claim{ca}, 0)
