@@ -171,3 +171,43 @@ func TestClaimFirstSettings(t *testing.T) {
 		is.NoErr(s.Release(ctx, c))
 	})
 }
+
+// storedTypes returns the types of the conversation's stored entries.
+func storedTypes(t *testing.T, s storage.Store, id string) []string {
+	t.Helper()
+	es, err := s.LoadAll(context.Background(), tenant, id)
+	if err != nil {
+		t.Fatalf("loading %s: %v", id, err)
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = string(e.Type)
+	}
+	return out
+}
+
+// TestStepsStoredBeforeNextCall checks what the store holds at each point of a run whose steps are stored
+// together: the input before the first model call, the response with its tool results before the next one, and
+// the end with the release.
+func TestStepsStoredBeforeNextCall(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		var seen [][]string
+		look := func(next step) step {
+			return func(msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+				seen = append(seen, storedTypes(t, s, "steps"))
+				return next(msgs, opts)
+			}
+		}
+		m := script(look(call(tc("c1", "search", `{}`))), look(say("done")))
+		h := host(m, agent.Config{Store: s}, echo("search"))
+		_, err := h.Run(t.Context(), agent.Text("go"), agent.SettingsID(tenant), agent.Conversation("steps"))
+		is.NoErr(err)
+		is.Equal(joined(seen[0]), "run_start,input")
+		is.Equal(joined(seen[1]), "run_start,input,response,tool_results")
+		is.Equal(joined(storedTypes(t, s, "steps")), "run_start,input,response,tool_results,response,run_end")
+		c, err := s.Claim(t.Context(), tenant, "steps", "next", time.Minute)
+		is.NoErr(err) // released with the end
+		is.NoErr(s.Release(t.Context(), c))
+	})
+}
