@@ -167,9 +167,13 @@ func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Messag
 	if h.storeSettings {
 		kinds = []string{h.decl.SettingsKind}
 	}
-	c := h.newConversationRun(st, h.leaseTTL())
+	c, err := h.newConversationRun(ctx, st, h.leaseTTL())
+	if err != nil {
+		return err
+	}
 	got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), c.ttl, kinds...)
 	if got.Claim.Token == "" {
+		c.stopWatching()
 		return &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 	}
 	c.claim = got.Claim
@@ -215,10 +219,16 @@ func (h *Host) leaseTTL() time.Duration {
 	return DefaultLeaseTTL
 }
 
-// newConversationRun returns the run's hold on its conversation, not yet claimed.
-func (h *Host) newConversationRun(st *runState, ttl time.Duration) *conversationRun {
-	return &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.input.settingsID, id: st.input.conversationID,
+// newConversationRun returns the run's hold on its conversation, not yet claimed, following the store's steering
+// signals already: watching before claiming means that every steering input accepted under the claim signals
+// the run. Input queued under an earlier run's claim that crashed is in the conversation once the claim succeeds.
+func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Duration) (*conversationRun, error) {
+	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.input.settingsID, id: st.input.conversationID,
 		ttl: ttl, stopped: make(chan struct{}), wake: make(chan struct{}, 1), keeper: &h.leases}
+	if err := c.watchSteering(ctx); err != nil {
+		return nil, &ConversationError{ConversationID: c.id, Op: "watching for steering input", Err: err}
+	}
+	return c, nil
 }
 
 // claimConversation returns the run's claimed conversation: the one claimFirst claimed, or one claimed now, and
@@ -229,11 +239,8 @@ func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Dur
 		st.claimed = nil
 		return p.c, p.entries, true, p.loadErr, nil
 	}
-	c = h.newConversationRun(st, ttl)
-	// Watch before claiming, so that every steering input accepted under the claim signals the run. Input queued
-	// under an earlier run's claim that crashed is in the conversation once the claim succeeds.
-	if err := c.watchSteering(ctx); err != nil {
-		return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "watching for steering input", Err: err}
+	if c, err = h.newConversationRun(ctx, st, ttl); err != nil {
+		return nil, nil, false, nil, err
 	}
 	var claim storage.Claim
 	if cl, ok := c.store.(storage.ClaimLoader); ok {
