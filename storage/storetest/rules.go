@@ -40,6 +40,7 @@ var rules = []rule{
 	{"RenewLeases", ruleRenewLeases},
 	{"ClaimLoad", ruleClaimLoad},
 	{"AppendRelease", ruleAppendRelease},
+	{"SteerKeptByAppendRelease", ruleSteerKeptByAppendRelease},
 	{"Watch", ruleWatch},
 	{"WatchResume", ruleWatchResume},
 	{"WatchTenancy", ruleWatchTenancy},

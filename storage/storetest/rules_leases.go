@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -183,4 +185,64 @@ func ruleAppendRelease(r *rec) {
 	r.is(err, storage.ErrClaimLost, "Append after AppendRelease of no entries")
 	_, err = ar.AppendRelease(ctx, storage.Claim{SettingsID: sid, ConversationID: id})
 	r.is(err, storage.ErrInvalid, "AppendRelease of a claim without a token")
+}
+
+// ruleSteerKeptByAppendRelease checks that AppendRelease, like Release, stores the steering input the run did not
+// take in, after the run's last entries, and that ClaimLoad, like Claim, moves in the input a run left queued when
+// its lease expired, before it loads.
+func ruleSteerKeptByAppendRelease(r *rec) {
+	s, ctx := r.s, r.ctx
+	sid := r.tenant("a")
+	if ar, ok := s.(storage.AppendReleaser); ok {
+		id := r.conv(sid, "kept-by-append-release")
+		c, ok := r.claim(sid, id)
+		if !ok || !r.ok(s.Steer(ctx, sid, id, []byte(`"too late"`)), "Steer") {
+			return
+		}
+		if _, err := ar.AppendRelease(ctx, c, entry(storage.EntryInput, `{}`), entry(storage.EntryRunEnd, `{}`)); !r.ok(err, "AppendRelease") {
+			return
+		}
+		all, err := s.LoadAll(ctx, sid, id)
+		if r.ok(err, "LoadAll") {
+			var types []string
+			for _, e := range all {
+				types = append(types, string(e.Type))
+			}
+			r.truef(strings.Join(types, ",") == "input,run_end,steering",
+				"AppendRelease with queued steering stored %v, want input, run_end, then the steering input", types)
+		}
+	}
+	if cl, ok := s.(storage.ClaimLoader); ok {
+		id := r.conv(sid, "kept-for-claim-load")
+		const ttl = 200 * time.Millisecond
+		old, err := s.Claim(ctx, sid, id, "crashes", ttl)
+		if !r.ok(err, "Claim") {
+			return
+		}
+		if _, err := s.Append(ctx, old, entry(storage.EntryInput, `{}`)); !r.ok(err, "Append") {
+			return
+		}
+		if !r.ok(s.Steer(ctx, sid, id, []byte(`"before the crash"`)), "Steer") {
+			return
+		}
+		// The run crashes: no TakeSteering, no Release. Wait out the lease, a bounded number of times.
+		var got storage.Claimed
+		for i := range 50 {
+			time.Sleep(ttl / 4)
+			if got, err = cl.ClaimLoad(ctx, sid, id, "successor", time.Minute); err == nil {
+				break
+			}
+			if i == 49 || !errors.Is(err, storage.ErrConversationBusy) {
+				r.ok(err, "ClaimLoad after the lease expired")
+				return
+			}
+		}
+		n := 0
+		for _, e := range got.Entries {
+			if e.Type == storage.EntrySteering {
+				n++
+			}
+		}
+		r.truef(n == 1, "ClaimLoad after a crash loaded %d steering entries, want the 1 left queued", n)
+	}
 }
