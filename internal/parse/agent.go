@@ -258,9 +258,16 @@ func (p *parser) offeredBy(call *ast.CallExpr, u *model.ToolsetUse, offered map[
 		if len(u.IncludeNames) > 0 && !slices.Contains(u.IncludeNames, name) || slices.Contains(u.ExcludeNames, name) {
 			continue
 		}
-		if _, taken := offered[name]; !taken {
-			offered[name] = named.Obj().Name()
+		label := p.typeName(named)
+		if other, taken := offered[name]; taken {
+			if other != label {
+				p.report(call, "TSH007", Error, fmt.Sprintf(
+					"the tool name %q is offered by both %s and %s: an agent's tool names must be unique; exclude the tool from one of the uses, or rename it with WithName",
+					name, other, label))
+			}
+			continue
 		}
+		offered[name] = label
 	}
 }
 
@@ -393,6 +400,12 @@ func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetU
 				continue
 			}
 			name, isTool := tools[method]
+			if !isTool && p.failedTool(named, method) {
+				// The tool's own package reports why it is not a tool; the agent waits for that fix.
+				p.deferred = append(p.deferred, typeName+"."+method)
+				ok = false
+				continue
+			}
 			if !isTool {
 				msg := fmt.Sprintf("%s is not a tool of %s: pick a method that its Declare adds with AddTool", method, typeName)
 				if !known {
@@ -419,6 +432,20 @@ func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetU
 	return u, true
 }
 
+// failedTool reports whether a toolset's Declare adds method with AddTool but the tool has an error of its own.
+func (p *parser) failedTool(named *types.Named, method string) bool {
+	obj := named.Obj()
+	if ts, ok := p.imported[obj.Pkg().Path()+"."+obj.Name()]; ok {
+		return slices.Contains(ts.Failed, method)
+	}
+	if obj.Pkg() != p.pkg {
+		return false
+	}
+	tools, _ := p.toolsOf(named)
+	_, isTool := tools[method]
+	return !isTool && slices.Contains(p.declared[obj.Name()], method)
+}
+
 // embedsToolsetDirectly reports whether a named struct type embeds toolset.Toolset as a field of its own.
 func embedsToolsetDirectly(named *types.Named) bool {
 	st, ok := named.Underlying().(*types.Struct)
@@ -434,11 +461,18 @@ func embedsToolsetDirectly(named *types.Named) bool {
 }
 
 // toolsOf maps the methods of a toolset's tools to their names. A toolset of this package is read from its
-// model; one of another package from the identity constants its generated code declares (model.IDConst), since
-// its syntax is not loaded. known reports the first case, where a missing method is surely not a tool.
+// model, one of another package that Options listed from that listing, and any other from the identity
+// constants its generated code declares (model.IDConst), which may be missing or out of date. known reports the
+// first two cases, where a missing method is surely not a tool.
 func (p *parser) toolsOf(named *types.Named) (tools map[string]string, known bool) {
 	tools = map[string]string{}
 	obj := named.Obj()
+	if ts, ok := p.imported[obj.Pkg().Path()+"."+obj.Name()]; ok {
+		for _, t := range ts.Tools {
+			tools[t.Method] = t.Name
+		}
+		return tools, true
+	}
 	if obj.Pkg() == p.pkg {
 		for _, set := range p.out.Toolsets {
 			if set.TypeName == obj.Name() {
@@ -512,4 +546,39 @@ func (p *parser) configurableTools(typeName string, u *model.ToolsetUse) []model
 func (p *parser) isLink(call *ast.CallExpr, typeName, name string) bool {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == name && p.isMethodOf(sel, typeName)
+}
+
+// GeneratedToolsets reads the toolsets of a package that is known only through its types, such as one loaded
+// from export data, from the identity constants of its generated file (model.IDConst). The listing is as fresh
+// as that file; it has no Failed methods.
+func GeneratedToolsets(pkg *types.Package) []Toolset {
+	var out []Toolset
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok || !embedsToolsetDirectly(named) {
+			continue
+		}
+		ts := Toolset{Pkg: pkg.Path(), Type: name}
+		prefix := pkg.Path() + "." + name + "."
+		mset := types.NewMethodSet(types.NewPointer(named))
+		for i := range mset.Len() {
+			m := mset.At(i).Obj()
+			c, ok := scope.Lookup(model.IDConst(name, m.Name())).(*types.Const)
+			if !ok || c.Val().Kind() != constant.String {
+				continue
+			}
+			if id := constant.StringVal(c.Val()); strings.HasPrefix(id, prefix) {
+				ts.Tools = append(ts.Tools, ToolRef{Name: strings.TrimPrefix(id, prefix), Method: m.Name()})
+			}
+		}
+		if len(ts.Tools) > 0 {
+			out = append(out, ts)
+		}
+	}
+	return out
 }

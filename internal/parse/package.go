@@ -17,10 +17,61 @@ const ToolsetPath = "github.com/typeshift-go/typeshift/toolset"
 // read is reported to r with its TSH code and left out of the model, so the model holds only what the
 // generator can write. It returns a package with no toolsets and no agents when there is nothing to generate.
 func Package(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info, r Reporter) *model.Package {
+	return Read(fset, files, pkg, info, r, Options{}).Package
+}
+
+// Options is what the parser of one package knows of the others.
+type Options struct {
+	// Imported lists the toolsets of the packages the package imports, directly or not, as their own parsers
+	// read them. A toolset of another package that is not listed is known only through the identity constants
+	// of its generated file (model.IDConst), which may be missing or out of date.
+	Imported []Toolset
+}
+
+// A Toolset is what the parser read of one toolset, for the parsers of the packages that import it.
+type Toolset struct {
+	// Pkg is the import path of the toolset's package and Type its type name.
+	Pkg, Type string
+	// Tools are the toolset's tools in declaration order.
+	Tools []ToolRef
+	// Failed lists the methods that Declare adds with AddTool but that are not tools because of a diagnostic
+	// reported in the toolset's package. A pick of one is not reported again in the agent that picks it.
+	Failed []string
+}
+
+// A ToolRef names one tool of a [Toolset].
+type ToolRef struct {
+	// Name is the tool's name and Method its Go method (or function) name.
+	Name, Method string
+}
+
+// A Result is what Read returns.
+type Result struct {
+	// Package is the model, as Package returns it.
+	Package *model.Package
+	// Toolsets are the package's toolsets, for the parsers of the packages that import it.
+	Toolsets []Toolset
+	// Deferred lists the picks (Type.Method) that left an agent out of the model without a diagnostic of their
+	// own, because the tool picked has an error in its own package. The package must not be generated until
+	// that is fixed.
+	Deferred []string
+}
+
+// Read is Package with what is known of other packages.
+func Read(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info, r Reporter, opts Options) Result {
 	if r == nil {
 		r = Discard
 	}
+	imported := map[string]*Toolset{}
+	for i := range opts.Imported {
+		ts := &opts.Imported[i]
+		if ts.Pkg != pkg.Path() {
+			imported[ts.Pkg+"."+ts.Type] = ts
+		}
+	}
 	p := &parser{
+		imported: imported,
+		declared: map[string][]string{},
 		fset:  fset,
 		files: files,
 		pkg:   pkg,
@@ -38,8 +89,29 @@ func Package(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *t
 	p.indexSyntax()
 	p.readToolsets()
 	p.checkNames()
+	p.checkImportedNames(opts.Imported)
 	p.readAgents()
-	return p.out
+	return Result{Package: p.out, Toolsets: p.ownToolsets(), Deferred: slices.Compact(p.deferred)}
+}
+
+// ownToolsets returns the package's toolsets as its importers' parsers see them.
+func (p *parser) ownToolsets() []Toolset {
+	var out []Toolset
+	for _, set := range p.out.Toolsets {
+		ts := Toolset{Pkg: p.pkg.Path(), Type: set.TypeName}
+		tools := map[string]bool{}
+		for _, t := range set.Tools {
+			ts.Tools = append(ts.Tools, ToolRef{Name: t.Name, Method: t.Method})
+			tools[t.Method] = true
+		}
+		for _, m := range p.declared[set.TypeName] {
+			if !tools[m] {
+				ts.Failed = append(ts.Failed, m)
+			}
+		}
+		out = append(out, ts)
+	}
+	return out
 }
 
 // parser holds the state of reading one package.
@@ -64,6 +136,14 @@ type parser struct {
 
 	// toolPos remembers where each tool was declared, for duplicate-name reports.
 	toolPos map[*model.Tool]chainPos
+
+	// imported maps "path.Type" to the toolsets of imported packages that Options listed.
+	imported map[string]*Toolset
+	// declared maps each toolset type of the package to the methods its Declare names in AddTool chains,
+	// whether or not they became tools.
+	declared map[string][]string
+	// deferred lists the agents left out because they pick a tool that has an error in another package.
+	deferred []string
 }
 
 // typeDecl is a named type's declaration syntax.

@@ -101,7 +101,68 @@ func (p *parser) readToolsetType(ts *ast.TypeSpec) *ast.FuncDecl {
 	}
 	set.Tools = p.readDeclare(named, fd, p.isAddTool)
 	p.out.Toolsets = append(p.out.Toolsets, set)
+	p.declared[set.TypeName] = p.addedMethods(fd)
 	return fd
+}
+
+// addedMethods lists the names of the methods and functions a Declare method passes to AddTool, whether or not
+// their chains can be read.
+func (p *parser) addedMethods(fd *ast.FuncDecl) []string {
+	var out []string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 || !p.isAddTool(call) {
+			return true
+		}
+		switch a := ast.Unparen(call.Args[0]).(type) {
+		case *ast.SelectorExpr:
+			out = append(out, a.Sel.Name)
+		case *ast.Ident:
+			out = append(out, a.Name)
+		}
+		return true
+	})
+	return out
+}
+
+// checkImportedNames reports (TSH007) each tool of the package whose name a toolset of an imported package
+// already uses: an agent that uses both could not tell them apart. Duplicates within the package are
+// checkNames' to report.
+func (p *parser) checkImportedNames(imported []Toolset) {
+	type owner struct{ pkg, typ, method string }
+	first := map[string]owner{}
+	for _, ts := range imported {
+		if ts.Pkg == p.pkg.Path() {
+			continue
+		}
+		for _, t := range ts.Tools {
+			if _, ok := first[t.Name]; !ok {
+				first[t.Name] = owner{ts.Pkg, ts.Type, t.Method}
+			}
+		}
+	}
+	if len(first) == 0 {
+		return
+	}
+	for _, set := range p.out.Toolsets {
+		for _, t := range set.Tools {
+			o, ok := first[t.Name]
+			if !ok {
+				continue
+			}
+			pos := p.toolPos[t]
+			var at ast.Node = pos.nameArg
+			if at == nil && pos.addTool != nil && len(pos.addTool.Args) == 1 {
+				at = pos.addTool.Args[0]
+			}
+			tool := set.TypeName + "." + t.Method
+			if t.Func {
+				tool = "function " + t.Method + " of " + set.TypeName
+			}
+			p.report(at, "TSH007", Error, fmt.Sprintf("tool name %q of %s is already used by %s.%s in %s: name the tool with WithName",
+				t.Name, tool, o.typ, o.method, o.pkg))
+		}
+	}
 }
 
 // fieldNode returns the syntax of a field of ts, or ts itself.
