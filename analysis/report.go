@@ -11,7 +11,6 @@ import (
 
 // The codes of the diagnostics the analyzer finds itself; the parser's codes are in its own reports.
 const (
-	codeDuplicate = "TSH007"
 	codeStale     = "TSH010"
 	codeFieldDoc  = "TSH022"
 )
