@@ -72,11 +72,11 @@ func Read(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *type
 	p := &parser{
 		imported: imported,
 		declared: map[string][]string{},
-		fset:  fset,
-		files: files,
-		pkg:   pkg,
-		info:  info,
-		r:     r,
+		fset:     fset,
+		files:    files,
+		pkg:      pkg,
+		info:     info,
+		r:        r,
 		out: &model.Package{
 			Path:    pkg.Path(),
 			Name:    pkg.Name(),
