@@ -2,6 +2,7 @@ package parse
 
 import (
 	"cmp"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -91,6 +92,7 @@ func Read(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *type
 	p.checkNames()
 	p.checkImportedNames(opts.Imported)
 	p.readAgents()
+	p.checkIdentifiers()
 	return Result{Package: p.out, Toolsets: p.ownToolsets(), Deferred: slices.Compact(p.deferred)}
 }
 
@@ -247,4 +249,121 @@ func embeddedIdent(e ast.Expr) *ast.Ident {
 func sortedByPos[T types.Object](objs []T) []T {
 	slices.SortFunc(objs, func(a, b T) int { return cmp.Compare(a.Pos(), b.Pos()) })
 	return objs
+}
+
+// generatedName is a package-level identifier the generated file declares, with what it is for.
+type generatedName struct {
+	what string
+	at   ast.Node
+}
+
+// checkIdentifiers reports (TSH030) what would make the generated file declare an identifier twice: a method
+// added as a tool twice, two tools whose toolset and method names run together alike (Ticket.SearchX and
+// TicketSearch.X both give TicketSearchXID), and a name the package declares itself that the generated file
+// declares too (a type SupportSettings beside an agent Support, a method Tools of a toolset).
+func (p *parser) checkIdentifiers() {
+	names := map[string]generatedName{}
+	add := func(ident, what string, at ast.Node) {
+		if prev, ok := names[ident]; ok {
+			p.report(at, "TSH030", Error, fmt.Sprintf(
+				"the generated code would declare %s twice, for %s and for %s: rename one of them", ident, prev.what, what))
+			return
+		}
+		names[ident] = generatedName{what: what, at: at}
+	}
+	tools := func(typeName string, ts []*model.Tool) {
+		for _, t := range ts {
+			pos := p.toolPos[t]
+			var at ast.Node = pos.addTool
+			if pos.addTool != nil && len(pos.addTool.Args) == 1 {
+				at = pos.addTool.Args[0]
+			}
+			add(model.IDConst(typeName, t.Method), "the tool "+typeName+"."+t.Method, at)
+		}
+	}
+	for _, set := range p.out.Toolsets {
+		tools(set.TypeName, set.Tools)
+	}
+	for _, a := range p.out.Agents {
+		at := p.typeSpec(a.TypeName)
+		for _, suffix := range []string{"Settings", "SettingsKind", "SettingsVersion"} {
+			add(a.TypeName+suffix, "the settings of agent "+a.TypeName, at)
+		}
+		tools(a.TypeName, a.Tools)
+	}
+	// Names the package declares itself.
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					p.declaredHere(names, d.Name)
+				} else if t := recvName(d.Recv); t != "" {
+					p.methodHere(t, d.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						p.declaredHere(names, s.Name)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							p.declaredHere(names, n)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// declaredHere reports a package-level name of the package's own that the generated file declares too.
+func (p *parser) declaredHere(names map[string]generatedName, id *ast.Ident) {
+	if g, ok := names[id.Name]; ok {
+		p.report(id, "TSH030", Error, fmt.Sprintf(
+			"%s is declared here and by the generated code, for %s: rename this declaration", id.Name, g.what))
+	}
+}
+
+// methodHere reports a method of the package's own that the generated file declares on a toolset or agent.
+func (p *parser) methodHere(typeName string, id *ast.Ident) {
+	var generated []string
+	for _, set := range p.out.Toolsets {
+		if set.TypeName == typeName {
+			generated = append(generated, "Tools", "SourceName")
+		}
+	}
+	for _, a := range p.out.Agents {
+		if a.TypeName == typeName {
+			generated = append(generated, "TypeshiftDeclaration", "TypeshiftTools")
+		}
+		if a.TypeName+"Settings" == typeName {
+			generated = append(generated, "MarshalJSON", "UnmarshalJSON", "Document")
+		}
+	}
+	if slices.Contains(generated, id.Name) {
+		p.report(id, "TSH030", Error, fmt.Sprintf(
+			"the generated code declares the method %s of %s: rename this method", id.Name, typeName))
+	}
+}
+
+// typeSpec returns the name in the declaration of a package-level type, or nil.
+func (p *parser) typeSpec(name string) ast.Node {
+	if tn, ok := p.pkg.Scope().Lookup(name).(*types.TypeName); ok {
+		if d, ok := p.typeSyntax[tn]; ok {
+			return d.spec.Name
+		}
+	}
+	return nil
+}
+
+// recvName returns T for a receiver of type T or *T (with or without type parameters), or "".
+func recvName(fl *ast.FieldList) string {
+	if len(fl.List) != 1 {
+		return ""
+	}
+	if id := embeddedIdent(fl.List[0].Type); id != nil {
+		return id.Name
+	}
+	return ""
 }
