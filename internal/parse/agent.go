@@ -86,13 +86,13 @@ func (p *parser) readAgentType(ts *ast.TypeSpec) *ast.FuncDecl {
 	if !ok {
 		return nil
 	}
-	embeds := false
+	field := ""
 	for i := range st.NumFields() {
 		if f := st.Field(i); f.Embedded() && isNamed(f.Type(), AgentPath, "Agent") {
-			embeds = true
+			field = f.Name()
 		}
 	}
-	if !embeds {
+	if field == "" {
 		return nil
 	}
 	fd := p.declareMethod(named)
@@ -101,6 +101,9 @@ func (p *parser) readAgentType(ts *ast.TypeSpec) *ast.FuncDecl {
 		return nil
 	}
 	a := &model.Agent{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc), Name: obj.Name()}
+	if field != "Agent" {
+		a.Field = field // embedded through an alias
+	}
 	if p.readAgentDeclare(a, named, fd) {
 		p.out.Agents = append(p.out.Agents, a)
 	}
@@ -258,9 +261,14 @@ func (p *parser) offeredBy(call *ast.CallExpr, u *model.ToolsetUse, offered map[
 		if len(u.IncludeNames) > 0 && !slices.Contains(u.IncludeNames, name) || slices.Contains(u.ExcludeNames, name) {
 			continue
 		}
-		label := p.typeName(named)
+		label := types.TypeString(named, func(other *types.Package) string {
+			if other == p.pkg {
+				return ""
+			}
+			return other.Name()
+		})
 		if other, taken := offered[name]; taken {
-			if other != label {
+			if other != label && !p.importClash[name] {
 				p.report(call, "TSH007", Error, fmt.Sprintf(
 					"the tool name %q is offered by both %s and %s: an agent's tool names must be unique; exclude the tool from one of the uses, or rename it with WithName",
 					name, other, label))
@@ -393,6 +401,12 @@ func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetU
 		}
 		for _, a := range l.call.Args {
 			method := p.pickedMethod(a, named)
+			if method == "" && p.missingMethod(a, named) != "" {
+				p.report(a, "TSH024", Error, fmt.Sprintf(
+					"%s has no method %s: pick a method that its Declare adds with AddTool", typeName, p.missingMethod(a, named)))
+				ok = false
+				continue
+			}
 			if method == "" {
 				p.report(a, "TSH024", Error, fmt.Sprintf(
 					"%s takes method expressions of %s, such as (%s).Method, so that the compiler checks them", l.method, typeName, typeName))
@@ -519,6 +533,26 @@ func (p *parser) pickedMethod(e ast.Expr, named *types.Named) string {
 		return ""
 	}
 	return s.Obj().Name()
+}
+
+// missingMethod returns M for a pick (T).M or (*T).M of the toolset type whose method M does not exist, or "".
+func (p *parser) missingMethod(e ast.Expr, named *types.Named) string {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok || p.info.Selections[sel] != nil {
+		return ""
+	}
+	tv, ok := p.info.Types[sel.X]
+	if !ok || !tv.IsType() {
+		return ""
+	}
+	t := tv.Type
+	if ptr, isPtr := t.(*types.Pointer); isPtr {
+		t = ptr.Elem()
+	}
+	if !types.Identical(t, named) {
+		return ""
+	}
+	return sel.Sel.Name
 }
 
 // configurableTools lists the tools of a toolset of this package that the use offers and whose settings a

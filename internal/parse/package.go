@@ -71,13 +71,14 @@ func Read(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *type
 		}
 	}
 	p := &parser{
-		imported: imported,
-		declared: map[string][]string{},
-		fset:     fset,
-		files:    files,
-		pkg:      pkg,
-		info:     info,
-		r:        r,
+		imported:    imported,
+		declared:    map[string][]string{},
+		importClash: map[string]bool{},
+		fset:        fset,
+		files:       files,
+		pkg:         pkg,
+		info:        info,
+		r:           r,
 		out: &model.Package{
 			Path:    pkg.Path(),
 			Name:    pkg.Name(),
@@ -144,6 +145,8 @@ type parser struct {
 	// declared maps each toolset type of the package to the methods its Declare names in AddTool chains,
 	// whether or not they became tools.
 	declared map[string][]string
+	// importClash holds the tool names already reported as clashing with an imported toolset's.
+	importClash map[string]bool
 	// deferred lists the agents left out because they pick a tool that has an error in another package.
 	deferred []string
 }

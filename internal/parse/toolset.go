@@ -92,6 +92,9 @@ func (p *parser) readToolsetType(ts *ast.TypeSpec) *ast.FuncDecl {
 		return nil
 	}
 	set := &model.Toolset{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc)}
+	if name := st.Field(direct).Name(); name != "Toolset" {
+		set.Field = name // embedded through an alias
+	}
 	fd := p.declareMethod(named)
 	if fd == nil {
 		p.report(ts.Name, "TSH014", Error, fmt.Sprintf(
@@ -159,6 +162,7 @@ func (p *parser) checkImportedNames(imported []Toolset) {
 			if t.Func {
 				tool = "function " + t.Method + " of " + set.TypeName
 			}
+			p.importClash[t.Name] = true
 			p.report(at, "TSH007", Error, fmt.Sprintf("tool name %q of %s is already used by %s.%s in %s: name the tool with WithName",
 				t.Name, tool, o.typ, o.method, o.pkg))
 		}
