@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/typeshift-go/typeshift/internal/emit"
 )
 
 // The bootstrap test: a module whose hand-written code uses generated names is brought back to a clean build by
@@ -120,6 +122,30 @@ func TestBootstrap(t *testing.T) {
 				replaceIn(t, dir, "loans/loans.go", "GetLoan", "FetchLoan")
 			}},
 		})
+	})
+	t.Run("a stale file names its fix", func(t *testing.T) {
+		t.Parallel()
+		dir := newModule(t, "example.com/boot", clone(sameUse))
+		run(t, dir, "from scratch", bin, "generate", "./...")
+		replaceIn(t, dir, "loans/loans.go", "CloseLoan(ctx context.Context, in LoanInput) error",
+			"CloseLoan(ctx context.Context, in LoanInput, reason string) error")
+		cmd := exec.Command("go", "build", "./...")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatal("a stale generated file compiles")
+		}
+		var first string
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, ".go:") {
+				first = line
+				break
+			}
+		}
+		if !strings.HasPrefix(first, "loans/typeshift_gen.go:") || !strings.Contains(first, "in argument to "+emit.StaleCheck) {
+			t.Errorf("the first compile error is %q, want one in the generated file that names %s\n%s", first, emit.StaleCheck, out)
+		}
 	})
 	t.Run("examples", func(t *testing.T) {
 		t.Parallel()

@@ -138,6 +138,23 @@ func (c *Calls) Echo(ctx context.Context, in In, call toolset.Call) string { ret
 		},
 	},
 	{
+		name: "a Declare method with a value receiver",
+		files: map[string]string{
+			"kit/kit.go": src("kit", `
+// Copy holds a tool, declared on a copy.
+type Copy struct{ toolset.Toolset }
+
+func (c Copy) Declare() { c.AddTool(c.Echo) }
+
+// Echo echoes.
+func (c Copy) Echo(ctx context.Context, in In) string { return in.Q }
+`),
+		},
+		want: []string{
+			"kit/kit.go:23:6: TSH014: Declare of Copy has a value receiver, so what it declares is lost with the copy: use a pointer receiver, func (x *Copy) Declare()",
+		},
+	},
+	{
 		name: "a method registered twice",
 		files: map[string]string{
 			"kit/kit.go": src("kit", `

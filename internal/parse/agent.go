@@ -95,7 +95,10 @@ func (p *parser) readAgentType(ts *ast.TypeSpec) *ast.FuncDecl {
 	if field == "" {
 		return nil
 	}
-	fd := p.declareMethod(named)
+	fd, bad := p.declareMethod(named)
+	if bad != nil {
+		return bad
+	}
 	if fd == nil {
 		// agent.NewHost refuses it with a message of its own; nothing to generate.
 		return nil

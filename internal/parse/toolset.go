@@ -95,7 +95,10 @@ func (p *parser) readToolsetType(ts *ast.TypeSpec) *ast.FuncDecl {
 	if name := st.Field(direct).Name(); name != "Toolset" {
 		set.Field = name // embedded through an alias
 	}
-	fd := p.declareMethod(named)
+	fd, bad := p.declareMethod(named)
+	if bad != nil {
+		return bad
+	}
 	if fd == nil {
 		p.report(ts.Name, "TSH014", Error, fmt.Sprintf(
 			"toolset %s has no Declare method: add func (x *%s) Declare() with one AddTool chain per tool",
@@ -177,20 +180,36 @@ func (p *parser) fieldNode(f *types.Var, ts *ast.TypeSpec) ast.Node {
 	return ts
 }
 
-// declareMethod returns the syntax of named's Declare method with a pointer receiver, or nil.
-func (p *parser) declareMethod(named *types.Named) *ast.FuncDecl {
+// declareMethod returns the syntax of named's Declare method with a pointer receiver, or nil. A Declare method
+// with a value receiver or with parameters or results is reported here (TSH014), once, and its syntax is
+// returned as bad, so that the AddTool chains in it are not reported again as being outside Declare.
+func (p *parser) declareMethod(named *types.Named) (fd, bad *ast.FuncDecl) {
 	for i := range named.NumMethods() {
 		m := named.Method(i)
 		if m.Name() != "Declare" {
 			continue
 		}
+		fd := p.funcSyntax[m]
 		sig := m.Type().(*types.Signature)
-		if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr || sig.Params().Len() != 0 || sig.Results().Len() != 0 {
-			return nil
+		name := named.Obj().Name()
+		if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr {
+			if fd != nil {
+				p.report(fd.Recv, "TSH014", Error, fmt.Sprintf(
+					"Declare of %s has a value receiver, so what it declares is lost with the copy: use a pointer receiver, func (x *%s) Declare()",
+					name, name))
+			}
+			return nil, fd
 		}
-		return p.funcSyntax[m]
+		if sig.Params().Len() != 0 || sig.Results().Len() != 0 {
+			if fd != nil {
+				p.report(fd.Name, "TSH014", Error, fmt.Sprintf(
+					"Declare of %s takes no parameters and returns nothing: func (x *%s) Declare()", name, name))
+			}
+			return nil, fd
+		}
+		return fd, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // isToolsetType reports whether t is toolset.Toolset.
