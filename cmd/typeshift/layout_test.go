@@ -155,6 +155,31 @@ func (c Copy) Echo(ctx context.Context, in In) string { return in.Q }
 		},
 	},
 	{
+		name: "a field of an imported type that cannot be a tool's input is reported in the package of the tool",
+		files: map[string]string{
+			"base/base.go": `package base
+
+// Query is an input of another package.
+type Query struct {
+	// Events cannot be JSON.
+	Events chan int ` + "`json:\"events\"`" + `
+}
+`,
+			"app/app.go": src("app", `
+import "example.com/lay/base"
+
+// Watch holds a tool.
+type Watch struct{ toolset.Toolset }
+
+func (w *Watch) Declare() { w.AddTool(w.Follow) }
+
+// Follow follows.
+func (w *Watch) Follow(ctx context.Context, in base.Query) string { return "" }
+`),
+		},
+		want: []string{"app/app.go:25:39: TSH004: the channel chan int at base.Query.Events has no JSON form (declared at base.go:6)"},
+	},
+	{
 		name: "a method registered twice",
 		files: map[string]string{
 			"kit/kit.go": src("kit", `

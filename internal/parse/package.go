@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
 
 	"github.com/typeshift-go/typeshift/internal/model"
@@ -145,6 +146,8 @@ type parser struct {
 	// declared maps each toolset type of the package to the methods its Declare names in AddTool chains,
 	// whether or not they became tools.
 	declared map[string][]string
+	// site is the AddTool argument of the tool being read, where diagnostics about other packages' files go.
+	site ast.Node
 	// importClash holds the tool names already reported as clashing with an imported toolset's.
 	importClash map[string]bool
 	// deferred lists the agents left out because they pick a tool that has an error in another package.
@@ -175,8 +178,33 @@ func (p *parser) report(node ast.Node, code string, sev Severity, msg string, fi
 }
 
 // reportAt sends a diagnostic about a position without syntax, such as a field of an imported type.
+//
+// A diagnostic belongs to the package whose declaration causes it: a position in a file of another package
+// (a field of an imported type) is reported at the tool being read, and the message says where the field is.
 func (p *parser) reportAt(pos token.Pos, code string, msg string) {
+	if p.site != nil && !p.inFiles(pos) {
+		if pos.IsValid() {
+			at := p.fset.Position(pos)
+			msg += fmt.Sprintf(" (declared at %s:%d)", filepath.Base(at.Filename), at.Line)
+		}
+		p.report(p.site, code, Error, msg)
+		return
+	}
 	p.r.Report(Diagnostic{Pos: pos, End: pos, Code: code, Severity: Error, Message: msg})
+}
+
+// inFiles reports whether pos lies in one of the package's files.
+func (p *parser) inFiles(pos token.Pos) bool {
+	if !pos.IsValid() {
+		return false
+	}
+	f := p.fset.File(pos)
+	for _, file := range p.files {
+		if p.fset.File(file.FileStart) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // indexSyntax maps the package's objects to their declarations.
