@@ -87,9 +87,10 @@ func (g *generator) run(ctx context.Context, patterns []string) error {
 	if err != nil {
 		return err
 	}
-	g.progress = g.verbose || len(pkgs) >= largeModule
+	named := len(pkgs) - len(g.readOnly)
+	g.progress = g.verbose || named >= largeModule
 	if g.progress {
-		fmt.Fprintf(g.stderr, "typeshift: loaded %d packages in %s\n", len(pkgs), since(start))
+		fmt.Fprintf(g.stderr, "typeshift: loaded %d packages in %s\n", named, since(start))
 	}
 	failed := false
 	var stale []string
@@ -169,7 +170,7 @@ func (g *generator) run(ctx context.Context, patterns []string) error {
 			verb = "out of date"
 		}
 		fmt.Fprintf(g.stderr, "typeshift: %d packages, %d generated files, %d %s, in %s\n",
-			len(pkgs), files, written, verb, since(start))
+			named, files, written, verb, since(start))
 	}
 	if g.check && len(stale) > 0 {
 		for _, s := range stale {

@@ -114,3 +114,17 @@ func TestGeneratedFixturesAreFresh(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 }
+
+func TestGenerateReportsProgress(t *testing.T) {
+	is := is.New(t)
+	dir := scratch(t)
+	is.NoErr(os.WriteFile(filepath.Join(dir, "gen.go"), []byte(toolsetSource), 0o644))
+	var stderr bytes.Buffer
+	g := &generator{verbose: true, stdout: &stderr, stderr: &stderr}
+	is.NoErr(g.run(context.Background(), []string{"./" + dir}))
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	is.Equal(len(lines), 3)
+	is.True(strings.HasPrefix(lines[0], "typeshift: loaded 1 packages in "))
+	is.True(strings.HasSuffix(lines[1], "/typeshift_gen.go")) // the file written
+	is.True(strings.HasPrefix(lines[2], "typeshift: 1 packages, 1 generated files, 1 written, in "))
+}
