@@ -61,7 +61,10 @@ var known = map[string]string{
 
 // forgiven reports a type error a fragment may have: a name the page defines elsewhere, or what is unused.
 func forgiven(msg string) bool {
-	for _, s := range []string{"undefined: ", "declared and not used", "imported and not used", "and not used", "is not used",
+	if name, ok := strings.CutPrefix(msg, "undefined: "); ok {
+		return !strings.Contains(name, ".") // a package's member that does not exist is a mistake
+	}
+	for _, s := range []string{"declared and not used", "imported and not used", "and not used", "is not used",
 		"missing return", "too many return values", "not enough return values", "no result values expected",
 		"label ", "could not import"} {
 		if strings.Contains(msg, s) {
@@ -89,15 +92,16 @@ func TestCheckCatches(t *testing.T) {
 	src := "# A page\n\n```go\nvar providers chat.Providers\nhost, err := agent.NewHost(nil, agent.Config{Providers: providers})\n```\n\n" +
 		"```go\ntype T struct{ toolset.Toolset }\n\nfunc (t *T) Declare() { t.AddTool(t.Missing) }\n```\n\n" +
 		"```go\nthis is not Go\n```\n\n" +
+		"```go\nres, err := host.Run(ctx, agent.NoSuchOption())\n```\n\n" +
 		"<!-- fragment -->\n```go\nneither is this, but it says so\n```\n"
 	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	problems, n, checked := check(t, filepath.Join("..", ".."), []string{page})
-	if n != 4 || checked != 3 {
-		t.Errorf("%d snippets, %d checked; want 4 and 3", n, checked)
+	if n != 5 || checked != 4 {
+		t.Errorf("%d snippets, %d checked; want 5 and 4", n, checked)
 	}
-	want := []string{"cannot use providers", "t.Missing undefined", "does not parse"}
+	want := []string{"cannot use providers", "t.Missing undefined", "does not parse", "undefined: agent.NoSuchOption"}
 	if len(problems) != len(want) {
 		t.Fatalf("problems:\n%s\nwant %d", strings.Join(problems, "\n"), len(want))
 	}
