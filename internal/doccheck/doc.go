@@ -9,5 +9,7 @@
 //
 //	<!-- fragment -->
 //
-// or with a paragraph ending in "(a fragment):" or containing "Wrong:" right before it.
+// or with a paragraph ending in "(a fragment):" or containing "Wrong:" right before it. The files of
+// docs/getting-started.md, marked <!-- file: path -->, are built by .ci/getting-started.sh instead, in the module
+// that page makes.
 package doccheck
