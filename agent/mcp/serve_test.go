@@ -378,8 +378,8 @@ func TestServeBadStoredSettings(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	cs := connectServed(t, newServed().src, mcp.Principal{SettingsID: "t"}, opts, nil)
 	_, err = cs.ListTools(context.Background(), nil)
-	is.True(err != nil)                                                     // the listing fails rather than serve unconfigured tools
-	is.True(strings.Contains(err.Error(), "cannot be listed"))              // the client reads a generic message
+	is.True(err != nil)                                                      // the listing fails rather than serve unconfigured tools
+	is.True(strings.Contains(err.Error(), "cannot be listed"))               // the client reads a generic message
 	is.True(strings.Contains(logs.String(), "stored settings do not apply")) // the log says why
 }
 
