@@ -30,7 +30,14 @@ func (s *Server) invoker(name string) func(ctx context.Context, call *toolset.Ca
 		}
 		defer cancel()
 
-		res, err := s.session.CallTool(callCtx, &sdk.CallToolParams{Name: name, Arguments: args})
+		params := &sdk.CallToolParams{Name: name, Arguments: args}
+		var callID string
+		if call != nil {
+			callID = call.ID
+		}
+		done := s.track(ctx, params, callID, name)
+		defer done()
+		res, err := s.session.CallTool(callCtx, params)
 		if err != nil {
 			return nil, s.callError(ctx, callCtx, name, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,6 +21,11 @@ type Server struct {
 	name    string
 	owned   bool // the session was started by Connect, and Close ends it
 	cached  bool // the list is kept until a list_changed notification
+
+	// progress holds, per progress token of a call in flight, where its progress reports go. Only a Server made
+	// by Connect hears the server's notifications/progress, so only it sends tokens.
+	progress sync.Map // string -> *callProgress
+	tokens   atomic.Uint64
 
 	mu     sync.Mutex
 	gen    uint64                    // counts list_changed notifications, so a list fetched across one is not kept
@@ -55,6 +61,13 @@ func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Serv
 		s.invalidate()
 		if next != nil {
 			next(ctx, req)
+		}
+	}
+	nextProgress := copts.ProgressNotificationHandler
+	copts.ProgressNotificationHandler = func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+		s.onProgress(req.Params)
+		if nextProgress != nil {
+			nextProgress(ctx, req)
 		}
 	}
 	impl := s.opts.Implementation
