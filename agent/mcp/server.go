@@ -26,6 +26,9 @@ type Server struct {
 	// by Connect hears the server's notifications/progress, so only it sends tokens.
 	progress sync.Map // string -> *callProgress
 	tokens   atomic.Uint64
+	// stopped is set once the session's connection has closed under it: the server offers no tools from then on.
+	stopped atomic.Bool
+	closed  atomic.Bool // Close was called
 
 	mu     sync.Mutex
 	gen    uint64                    // counts list_changed notifications, so a list fetched across one is not kept
@@ -51,6 +54,7 @@ func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Serv
 	}
 	s := newServer(opts)
 	s.owned, s.cached = true, true
+	restrictEnv(transport)
 
 	var copts sdk.ClientOptions
 	if s.opts.Client != nil {
@@ -130,7 +134,18 @@ func (s *Server) Close() error {
 	if !s.owned || s.session == nil {
 		return nil
 	}
+	s.closed.Store(true)
 	return s.session.Close()
+}
+
+// stop records that the server's connection closed under the session, so its tools are no longer offered.
+func (s *Server) stop(ctx context.Context, err error) {
+	if s.closed.Load() {
+		return // closed here, not stopped there: calls and listings fail as on any closed session
+	}
+	if !s.stopped.Swap(true) && s.opts.Logger != nil {
+		s.opts.Logger.WarnContext(ctx, "MCP server stopped: its tools are no longer offered", "server", s.name, "error", err)
+	}
 }
 
 // Invalidate drops the cached tool list, so the next turn lists the tools again. Connect calls it on each
@@ -149,6 +164,9 @@ func (s *Server) Tools(ctx context.Context, _ *toolset.Run) ([]*toolset.Tool, er
 	if s.session == nil {
 		return nil, fmt.Errorf("MCP server %q: no session", s.name)
 	}
+	if s.stopped.Load() {
+		return []*toolset.Tool{}, nil
+	}
 	s.mu.Lock()
 	if s.cached && s.tools != nil {
 		out := append([]*toolset.Tool(nil), s.tools...)
@@ -160,6 +178,10 @@ func (s *Server) Tools(ctx context.Context, _ *toolset.Run) ([]*toolset.Tool, er
 
 	var tools []*toolset.Tool
 	for t, err := range s.session.Tools(ctx, nil) {
+		if connectionClosed(err) && !s.closed.Load() {
+			s.stop(ctx, err)
+			return []*toolset.Tool{}, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("listing the tools of MCP server %q: %w", s.name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -23,6 +24,10 @@ const serveStdioEnv = "TYPESHIFT_MCP_TEST_SERVE_STDIO"
 const serveToolsetEnv = "TYPESHIFT_MCP_TEST_SERVE_TOOLSET"
 
 func TestMain(m *testing.M) {
+	if slices.Contains(os.Args, childFlag) {
+		serveChild()
+		os.Exit(0)
+	}
 	if os.Getenv(serveStdioEnv) == "1" {
 		f := buildFixture()
 		if err := f.server.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
