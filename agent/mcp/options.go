@@ -26,6 +26,10 @@ type Options struct {
 	// with an error saying it timed out. Zero means no bound beyond the caller's context.
 	Timeout time.Duration
 
+	// Sampling, when not nil, lets the server ask the host's model for completions while its tools run
+	// ([Connect] only). Nil refuses every sampling request.
+	Sampling *Sampling
+
 	// Logger receives what the model does not read, such as the server stopping. Nil discards it.
 	Logger *slog.Logger
 

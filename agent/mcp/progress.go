@@ -28,7 +28,22 @@ func (s *Server) track(ctx context.Context, params *sdk.CallToolParams, callID, 
 	token := "typeshift-" + strconv.FormatUint(s.tokens.Add(1), 10)
 	params.SetProgressToken(token)
 	s.progress.Store(token, &callProgress{ctx: ctx, callID: callID, tool: tool})
-	return func() { s.progress.Delete(token) }
+	s.flight.Lock()
+	if s.flight.ctxs == nil {
+		s.flight.ctxs = make(map[string]context.Context)
+	}
+	s.flight.ctxs[token] = ctx
+	s.flight.calls++
+	s.flight.Unlock()
+	return func() {
+		s.progress.Delete(token)
+		s.flight.Lock()
+		delete(s.flight.ctxs, token)
+		if s.flight.calls--; s.flight.calls == 0 {
+			s.flight.sampled = 0
+		}
+		s.flight.Unlock()
+	}
 }
 
 // onProgress passes a notifications/progress on: to the run's stream as a progress update, and to the call's

@@ -17,8 +17,10 @@ import (
 )
 
 // progressServer is an in-process MCP server whose tool "index" reports progress three times, or not at all
-// when the call carries no progress token.
-func progressServer(t *testing.T) sdk.Transport {
+// when the call carries no progress token. When seen is not nil, the tool returns only after seen has received
+// a value for each report: the SDK handles notifications apart from responses, so a report the client has not
+// handled when the result arrives may be dropped.
+func progressServer(t *testing.T, seen chan struct{}) sdk.Transport {
 	t.Helper()
 	server := sdk.NewServer(&sdk.Implementation{Name: "indexer", Version: "v1"}, nil)
 	sdk.AddTool(server, &sdk.Tool{Name: "index", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
@@ -31,6 +33,16 @@ func progressServer(t *testing.T) sdk.Transport {
 				if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 					ProgressToken: token, Progress: float64(i + 1), Total: 3, Message: msg}); err != nil {
 					return nil, nil, err
+				}
+			}
+			for range 3 {
+				if seen == nil {
+					break
+				}
+				select {
+				case <-seen:
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
 				}
 			}
 			return nil, map[string]any{"token": true}, nil
@@ -48,7 +60,8 @@ func progressServer(t *testing.T) sdk.Transport {
 // as a progress update of the call, and the call's execute_tool span as an event.
 func TestProgress(t *testing.T) {
 	is := is.New(t)
-	srv, err := mcp.Connect(t.Context(), progressServer(t), nil)
+	seen := make(chan struct{}, 3)
+	srv, err := mcp.Connect(t.Context(), progressServer(t, seen), nil)
 	is.NoErr(err)
 	t.Cleanup(func() { _ = srv.Close() })
 
@@ -67,6 +80,7 @@ func TestProgress(t *testing.T) {
 		if u.Progress != nil {
 			got = append(got, *u.Progress)
 			is.Equal(len(u.Parts), 0)
+			seen <- struct{}{}
 			continue
 		}
 		for _, p := range u.Parts {
@@ -103,7 +117,7 @@ func TestProgress(t *testing.T) {
 // TestProgressNotStreamed checks that a run that is not streamed still calls the tool, with its reports dropped.
 func TestProgressNotStreamed(t *testing.T) {
 	is := is.New(t)
-	srv, err := mcp.Connect(t.Context(), progressServer(t), nil)
+	srv, err := mcp.Connect(t.Context(), progressServer(t, nil), nil)
 	is.NoErr(err)
 	t.Cleanup(func() { _ = srv.Close() })
 	m := &model{steps: [][]chat.Part{{toolCall("c1", "index", `{}`)}, {chat.Text{Text: "indexed"}}}}

@@ -26,9 +26,19 @@ type Server struct {
 	// by Connect hears the server's notifications/progress, so only it sends tokens.
 	progress sync.Map // string -> *callProgress
 	tokens   atomic.Uint64
+	// flight counts the calls in flight and the sampling requests answered for them, which Options.Sampling
+	// bounds; the count starts again when no call is in flight.
+	flight struct {
+		sync.Mutex
+		calls, sampled int64
+		ctxs           map[string]context.Context // per progress token
+	}
 	// stopped is set once the session's connection has closed under it: the server offers no tools from then on.
 	stopped atomic.Bool
 	closed  atomic.Bool // Close was called
+	// tasks holds the tools that require task-based execution, which are not offered; nil when the transport
+	// cannot tell.
+	tasks *taskTools
 
 	mu     sync.Mutex
 	gen    uint64                    // counts list_changed notifications, so a list fetched across one is not kept
@@ -55,6 +65,10 @@ func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Serv
 	s := newServer(opts)
 	s.owned, s.cached = true, true
 	restrictEnv(transport)
+	if _, http := transport.(*sdk.StreamableClientTransport); !http {
+		s.tasks = new(taskTools)
+		transport = &taskTransport{Transport: transport, tasks: s.tasks}
+	}
 
 	var copts sdk.ClientOptions
 	if s.opts.Client != nil {
@@ -66,6 +80,10 @@ func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Serv
 		if next != nil {
 			next(ctx, req)
 		}
+	}
+	if s.opts.Sampling != nil && s.opts.Sampling.Client != nil && copts.CreateMessageHandler == nil &&
+		copts.CreateMessageWithToolsHandler == nil {
+		copts.CreateMessageHandler = s.sample
 	}
 	nextProgress := copts.ProgressNotificationHandler
 	copts.ProgressNotificationHandler = func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
@@ -186,6 +204,13 @@ func (s *Server) Tools(ctx context.Context, _ *toolset.Run) ([]*toolset.Tool, er
 			return nil, fmt.Errorf("listing the tools of MCP server %q: %w", s.name, err)
 		}
 		if t == nil || (s.opts.Include != nil && !s.opts.Include(t)) {
+			continue
+		}
+		if s.tasks.required(t.Name) {
+			if s.opts.Logger != nil {
+				s.opts.Logger.InfoContext(ctx, "MCP tool left out: it requires task-based execution, which this client does not support",
+					"server", s.name, "tool", t.Name)
+			}
 			continue
 		}
 		tool, err := s.tool(t)
