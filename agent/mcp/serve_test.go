@@ -498,3 +498,27 @@ func TestHandlerRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestServeAgentTools serves what an agent's host offers, configured by the agent's own settings document.
+func TestServeAgentTools(t *testing.T) {
+	is := is.New(t)
+	s := newServed()
+	h, err := agent.NewHost(&assistant{}, agent.Config{Client: &model{}, Tools: []toolset.Source{s.tickets}})
+	is.NoErr(err)
+	store := memory.New()
+	doc := fmt.Sprintf(`{"max_iterations":5,"tools":{%q:{"limit":2,"include_closed":true}}}`, tickets.TicketsSearchTicketsID)
+	_, err = store.PutSettings(context.Background(), storage.Document{SettingsID: "t", Kind: h.SettingsKind(),
+		Data: json.RawMessage(doc)}, 0)
+	is.NoErr(err)
+	cs := connectServed(t, h.Tools(), mcp.Principal{SettingsID: "t"},
+		&mcp.ServeOptions{Settings: agent.StoredSettings(store), SettingsKind: h.SettingsKind()}, nil)
+	list, err := cs.ListTools(context.Background(), nil)
+	is.NoErr(err)
+	is.Equal(len(list.Tools), 2) // search_tickets and get_ticket; close_ticket needs approval
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "search_tickets",
+		Arguments: map[string]any{"query": ""}})
+	is.NoErr(err)
+	var found []tickets.Ticket
+	is.NoErr(json.Unmarshal([]byte(contentText(res.Content)), &found))
+	is.Equal(len(found), 2)
+}
