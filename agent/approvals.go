@@ -141,7 +141,7 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 		for _, p := range m.Parts {
 			switch p := p.(type) {
 			case chat.ApprovalRequest:
-				if p.ID != requestID(p.Call, p.ToolID) {
+				if !a.st.storedHistory && p.ID != a.st.h.requestID(p.Call, p.ToolID) {
 					return nil, nil, &ApprovalError{RequestID: p.ID, Reason: ApprovalTampered}
 				}
 				reqs = append(reqs, &request{req: p})

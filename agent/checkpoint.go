@@ -254,7 +254,7 @@ func (h *Host) useStore() {
 // markStarted stores that an approved call is about to run, so that no later run runs it again.
 func (c *conversationRun) markStarted(ctx context.Context, tool *toolset.Tool, call *toolset.Call) error {
 	id := toolID(tool)
-	s := startedCall{RequestID: requestID(chat.ToolCall{ID: call.ID, Name: call.Name, Arguments: call.Arguments}, id), CallID: call.ID, ToolID: id}
+	s := startedCall{RequestID: c.h.requestID(chat.ToolCall{ID: call.ID, Name: call.Name, Arguments: call.Arguments}, id), CallID: call.ID, ToolID: id}
 	if err := c.append(ctx, "marking an approved call as started", jsonEntry(storage.EntryApprovalAnswers, startedData{Started: []startedCall{s}})); err != nil {
 		return c.fail(err)
 	}

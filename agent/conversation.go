@@ -109,6 +109,9 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	case len(ri.history) > 0:
 		return nil, ErrHistoryWithConversation
 	}
+	if err := checkConversationInput(in.msgs); err != nil {
+		return nil, err
+	}
 	ttl := h.cfg.LeaseTTL
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
@@ -145,6 +148,7 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 		st.mode, st.run.Mode = l.mode, l.mode
 	}
 	c.lastAgent = l.agent
+	st.storedHistory = true
 	st.standing = append(l.standing, st.standing...)
 
 	in.msgs = append(l.msgs, in.msgs...)
@@ -186,6 +190,7 @@ func (c *conversationRun) learn(msgs []chat.Message) {
 
 // append stores entries under the run's claim, stamped with the run, the agent and the author.
 func (c *conversationRun) append(ctx context.Context, op string, entries ...storage.Entry) error {
+	storableEntries(entries)
 	for i := range entries {
 		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
 		if entries[i].Author == "" {

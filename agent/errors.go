@@ -12,7 +12,8 @@ var ErrNoClient = errors.New("agent: no chat client: set Config.Client or Config
 type ApprovalError struct {
 	// RequestID is the answered request's ID as the answer gave it.
 	RequestID string
-	// Reason says why: ApprovalUnknown, ApprovalClosed, ApprovalAnsweredTwice or ApprovalTampered.
+	// Reason says why: ApprovalUnknown, ApprovalClosed, ApprovalAnsweredTwice, ApprovalTampered or
+	// ApprovalForged.
 	Reason ApprovalProblem
 }
 
@@ -30,6 +31,9 @@ const (
 	// ApprovalTampered: the request in the history no longer matches the call it was made for, so its arguments
 	// or tool were changed after it was shown.
 	ApprovalTampered ApprovalProblem = "the request does not match its call"
+	// ApprovalForged: the input of a run with a conversation carries an approval request. Only the host issues
+	// requests, and the conversation's stored history holds them; an input can answer them, never add one.
+	ApprovalForged ApprovalProblem = "the input carries an approval request, which only the host may issue"
 )
 
 func (e *ApprovalError) Error() string {

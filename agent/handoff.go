@@ -326,7 +326,9 @@ func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversa
 		mode: from.mode, modeSet: true}
 	st.mode = from.mode
 	st.standing = slices.Clone(from.standing)
-	st.run = toolset.Run{SettingsID: from.run.SettingsID, RunID: from.run.RunID, Agent: to.decl.Name, Mode: from.mode}
+	st.run = toolset.Run{SettingsID: from.run.SettingsID, ConversationID: from.run.ConversationID, RunID: from.run.RunID,
+		Agent: to.decl.Name, Mode: from.mode}
+	st.storedHistory = from.storedHistory
 	client, err := to.resolve(ctx, st)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handing the conversation to agent %s: %w", to.decl.Name, err)

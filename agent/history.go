@@ -233,7 +233,9 @@ func buildHistory(conversationID string, entries []storage.Entry) (*loaded, erro
 }
 
 // checkAnswers returns an error when the input answers a request that closed in an earlier run, or one that the
-// conversation never held (a forged or mistyped ID), before anything of the run is stored.
+// conversation's stored history does not hold open (a forged or mistyped ID, or one of another conversation),
+// before anything of the run is stored. Only the stored requests count: checkConversationInput has refused an
+// input that carries requests of its own.
 func (l *loaded) checkAnswers(input []chat.Message) error {
 	var open []chat.ApprovalRequest
 	for _, m := range input {
@@ -246,10 +248,34 @@ func (l *loaded) checkAnswers(input []chat.Message) error {
 				return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalClosed}
 			}
 			if open == nil {
-				open = append(requestsIn(l.msgs), requestsIn(input)...)
+				open = requestsIn(l.msgs)
 			}
 			if !slices.ContainsFunc(open, func(r chat.ApprovalRequest) bool { return r.ID == a.RequestID }) {
 				return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalUnknown}
+			}
+		}
+	}
+	return nil
+}
+
+// checkConversationInput refuses the input of a run with a conversation that carries what only the host and the
+// model write: approval requests (an [ApprovalError] with ApprovalForged), tool calls, tool results, and messages
+// of the assistant or tool roles (ErrHistoryWithConversation). The store keeps the conversation's history; a
+// caller adds user input, system messages and approval answers.
+func checkConversationInput(input []chat.Message) error {
+	for i, m := range input {
+		switch m.Role {
+		case chat.RoleAssistant, chat.RoleTool:
+			return fmt.Errorf("input message %d has the role %q: %w", i, m.Role, ErrHistoryWithConversation)
+		}
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case chat.ApprovalRequest:
+				return &ApprovalError{RequestID: p.ID, Reason: ApprovalForged}
+			case chat.ToolCall:
+				return fmt.Errorf("input message %d carries the tool call %q: %w", i, p.ID, ErrHistoryWithConversation)
+			case chat.ToolResult:
+				return fmt.Errorf("input message %d carries a result of the tool call %q: %w", i, p.CallID, ErrHistoryWithConversation)
 			}
 		}
 	}

@@ -53,6 +53,12 @@ type Config struct {
 	ContextProviders []ContextProvider
 	// Rules decide approval requests before anyone is asked; the first decision other than Ask wins.
 	Rules []Rule
+	// ApprovalKey authenticates the approval requests the host issues (HMAC-SHA256 over the call), so that a run
+	// without a conversation, whose history the caller keeps ([Messages]), binds answers only to requests a host
+	// with this key issued. Nil means a random key of the process: such histories verify only in the process
+	// that ran them. Give every instance of a service the same secret key when callers keep histories across
+	// instances or restarts. Runs with a [Conversation] trust the stored requests and need no key.
+	ApprovalKey []byte
 	// ToolMiddleware wraps every tool invocation, outermost first.
 	ToolMiddleware []ToolMiddleware
 	// Inner wraps the provider's client below the tool loop, the checkpoints and the unique call ids, outermost
@@ -303,7 +309,8 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 
 	st.mode = ri.mode
 	st.standing = ri.standing // inherited by a sub-agent's run from its caller (see AsTool)
-	st.run = toolset.Run{SettingsID: ri.settingsID, RunID: newRunID(), Agent: h.decl.Name, Mode: ri.mode}
+	st.run = toolset.Run{SettingsID: ri.settingsID, ConversationID: ri.conversationID, RunID: newRunID(),
+		Agent: h.decl.Name, Mode: ri.mode}
 
 	client, err := h.resolve(ctx, st)
 	if err != nil {

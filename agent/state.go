@@ -19,6 +19,9 @@ type runState struct {
 	remaining int // model calls left in the run's budget
 
 	mode string
+	// storedHistory says the run's history came from its conversation's store, so the approval requests in it
+	// are the ones the host issued and stored; a caller-kept history's requests must verify (Host.requestID).
+	storedHistory bool
 	// visible are the tools the approval layer was given (before the mode narrowed them). A call to one of them,
 	// or to a tool the agent's picks leave out, is answered as hidden, never as unknown.
 	visible []*toolset.Tool

@@ -188,6 +188,11 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 			continue
 		}
 		s.outs[i].tool = t
+		if msg := argumentsStoreText(c.Arguments); msg != "" {
+			s.results[i] = chat.ToolResult{CallID: c.ID, Error: msg}
+			s.outs[i].failed = true
+			continue
+		}
 		if t.RequiresApproval {
 			// Validate before deferring, so the model learns of bad arguments now, not after someone approved.
 			if msg := validateArguments(t, c.Arguments); msg != "" {
@@ -195,7 +200,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 				s.outs[i].failed = true
 				continue
 			}
-			s.requests = append(s.requests, newRequest(c, toolID(t)))
+			s.requests = append(s.requests, l.st.h.newRequest(c, toolID(t)))
 			s.outs[i].request = true
 			continue
 		}
@@ -336,8 +341,8 @@ func checkArguments(args []byte) string {
 	if s == "" {
 		return ""
 	}
-	if !jsonValid(args) {
-		return "invalid JSON in the arguments; send a JSON object"
+	if msg := argumentsSyntaxText(args); msg != "" {
+		return msg
 	}
 	if s[0] != '{' {
 		return "the arguments must be a JSON object"
