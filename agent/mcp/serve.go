@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -163,7 +164,7 @@ var errSource = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the se
 // leaves out.
 func (ts *toolServer) tools(ctx context.Context, p Principal) ([]*toolset.Tool, error) {
 	run := &toolset.Run{SettingsID: p.SettingsID, Agent: ts.impl.Name, Mode: ts.opts.Mode}
-	tools, err := ts.src.Tools(ctx, run)
+	tools, err := ts.sourceTools(ctx, run)
 	if err != nil {
 		ts.log.ErrorContext(ctx, "MCP server: listing tools failed", "settings_id", p.SettingsID, "error", err)
 		return nil, errSource
@@ -194,6 +195,18 @@ func (ts *toolServer) tools(ctx context.Context, p Principal) ([]*toolset.Tool, 
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// sourceTools asks the source for its tools. A source that panics (a filter's predicate, a source built by hand)
+// fails the request rather than the process that serves it.
+func (ts *toolServer) sourceTools(ctx context.Context, run *toolset.Run) (tools []*toolset.Tool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the source panicked: %v", v)
+			ts.log.ErrorContext(ctx, "MCP server: the source panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	return ts.src.Tools(ctx, run)
 }
 
 // overrides reads the "tools" object of p's stored settings.

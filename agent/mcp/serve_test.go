@@ -522,3 +522,44 @@ func TestServeAgentTools(t *testing.T) {
 	is.NoErr(json.Unmarshal([]byte(contentText(res.Content)), &found))
 	is.Equal(len(found), 2)
 }
+
+func TestServeFailingSource(t *testing.T) {
+	tests := []struct {
+		name string
+		src  toolset.SourceFunc
+	}{
+		{"an error", func(context.Context, *toolset.Run) ([]*toolset.Tool, error) {
+			return nil, errors.New("database password is hunter2")
+		}},
+		{"a panic", func(context.Context, *toolset.Run) ([]*toolset.Tool, error) { panic("database password is hunter2") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			var logs bytes.Buffer
+			cs := connectServed(t, tt.src, mcp.Principal{}, &mcp.ServeOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, nil)
+			for _, call := range []func() error{
+				func() error { _, err := cs.ListTools(context.Background(), nil); return err },
+				func() error { _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "x"}); return err },
+			} {
+				err := call()
+				is.True(err != nil)
+				is.True(strings.Contains(err.Error(), "cannot be listed now"))
+				is.True(!strings.Contains(err.Error(), "hunter2")) // what failed stays in the log
+			}
+			is.True(strings.Contains(logs.String(), "hunter2"))
+		})
+	}
+}
+
+func TestServeHideToolErrors(t *testing.T) {
+	is := is.New(t)
+	cs := connectServed(t, newServed().src, mcp.Principal{}, &mcp.ServeOptions{HideToolErrors: true}, nil)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
+	is.NoErr(err)
+	is.True(res.IsError)
+	is.Equal(contentText(res.Content), `tool "fail" failed`)
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_ticket", Arguments: map[string]any{"number": "x"}})
+	is.NoErr(err)
+	is.Equal(contentText(res.Content), `"number" must be an integer, got string`) // argument errors are always shown
+}
