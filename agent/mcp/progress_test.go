@@ -2,7 +2,9 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,4 +129,32 @@ func TestProgressNotStreamed(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(res.Text(), "indexed")
 	is.Equal(string(m.results()["c1"].Result), `{"token":true}`)
+}
+
+// TestProgressAfterTheCall checks that a report made after its call returned — by a tool that leaves work
+// running — is dropped instead of reaching a stream that has moved on or ended.
+func TestProgressAfterTheCall(t *testing.T) {
+	is := is.New(t)
+	late := make(chan bool, 1)
+	tool := &toolset.Tool{Name: "spawn", Schema: []byte(`{"type":"object","properties":{}}`), ReadOnly: true,
+		State: new(toolset.State), Invoke: func(ctx context.Context, call *toolset.Call) (json.RawMessage, error) {
+			chat.ReportProgress(ctx, chat.Progress{CallID: call.ID, Progress: 1})
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				late <- chat.ReportProgress(ctx, chat.Progress{CallID: call.ID, Progress: 2})
+			}()
+			return []byte(`"started"`), nil
+		}}
+	m := &model{steps: [][]chat.Part{{toolCall("c1", "spawn", `{}`)}, {chat.Text{Text: "done"}}}}
+	h, err := agent.NewHost(&assistant{}, agent.Config{Client: m, Tools: []toolset.Source{toolset.List{tool}}})
+	is.NoErr(err)
+	var got []float64
+	for u, err := range h.RunStream(t.Context(), agent.Text("go")) {
+		is.NoErr(err)
+		if u.Progress != nil {
+			got = append(got, u.Progress.Progress)
+		}
+	}
+	is.True(<-late) // the reporter was there, and dropped the report
+	is.Equal(got, []float64{1})
 }
