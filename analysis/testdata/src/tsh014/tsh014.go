@@ -59,10 +59,10 @@ func (t *Tickets) Direct(ctx context.Context, in Input) error { return nil }
 // Chained is registered with a longer chain.
 func (t *Tickets) Chained(ctx context.Context, in Input) error { return nil }
 
-type ByValue struct{ toolset.Toolset } // want `TSH014: toolset ByValue declares Declare on a value receiver, so its AddTool chains would register on a copy: declare it as func \(x \*ByValue\) Declare\(\)`
+type ByValue struct{ toolset.Toolset }
 
-func (b ByValue) Declare() {}
+func (b ByValue) Declare() {} // want `TSH014: Declare of ByValue has a value receiver, so what it declares is lost with the copy: use a pointer receiver, func \(x \*ByValue\) Declare\(\)`
 
-type WithArgs struct{ toolset.Toolset } // want `TSH014: toolset WithArgs's Declare takes parameters or returns results: declare it as func \(x \*WithArgs\) Declare\(\)`
+type WithArgs struct{ toolset.Toolset }
 
-func (w *WithArgs) Declare(n int) {}
+func (w *WithArgs) Declare(n int) {} // want `TSH014: Declare of WithArgs takes no parameters and returns nothing: func \(x \*WithArgs\) Declare\(\)`
