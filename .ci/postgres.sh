@@ -8,7 +8,7 @@
 # Run as root on Debian 12. The script is idempotent: it installs PostgreSQL 15
 # only when missing, starts the cluster only when stopped, and creates the roles
 # and the database only when absent. Everything it says goes to stderr except
-# the final export line.
+# the final export lines.
 #
 # Roles:
 #   typeshift         LOGIN, CREATEDB, not a superuser: owns the test database,
@@ -28,6 +28,9 @@
 #                     not bind. It is a member of typeshift_tenant, to show
 #                     that a pool whose connections SET ROLE to a role that
 #                     RLS binds is accepted.
+#   typeshift_super   LOGIN SUPERUSER, same password: the tests show that the
+#                     store refuses a superuser unless told otherwise
+#                     (TYPESHIFT_TEST_SUPERUSER_URL, the second export line).
 set -euo pipefail
 
 PGVERSION=15
@@ -37,6 +40,7 @@ ROLE=typeshift
 PASSWORD=${TYPESHIFT_PG_PASSWORD:-typeshift}
 DATABASE=typeshift
 TENANT_ROLE=typeshift_tenant
+SUPER=typeshift_super
 OTHER_ROLE=typeshift_other
 BYPASS_ROLE=typeshift_bypass
 
@@ -103,5 +107,14 @@ SELECT format('CREATE DATABASE %I OWNER %I', :'db', :'role')
 WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = :'db') \gexec
 SQL
 
+# A superuser that logs in, for the tests that show the store refuses one
+# (TYPESHIFT_TEST_SUPERUSER_URL). Loopback only, like the rest.
+psql_admin -v super="$SUPER" -v pw="$PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I LOGIN SUPERUSER PASSWORD %L', :'super', :'pw')
+WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'super') \gexec
+SELECT format('ALTER ROLE %I LOGIN SUPERUSER PASSWORD %L', :'super', :'pw') \gexec
+SQL
+
 log "ready: database $DATABASE on 127.0.0.1:$PORT"
 echo "export TYPESHIFT_TEST_DATABASE_URL='postgres://$ROLE:$PASSWORD@127.0.0.1:$PORT/$DATABASE?sslmode=disable'"
+echo "export TYPESHIFT_TEST_SUPERUSER_URL='postgres://$SUPER:$PASSWORD@127.0.0.1:$PORT/$DATABASE?sslmode=disable'"
