@@ -81,7 +81,10 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 		q, _ := json.Marshal(strings.TrimPrefix(text, "search "))
 		return chattest.Calls(chattest.Call("call-search", "search_tickets", `{"query":`+string(q)+`}`)), nil
 	case strings.HasPrefix(text, "wait"):
-		m.waiting <- struct{}{}
+		select {
+		case m.waiting <- struct{}{}:
+		default:
+		}
 		select {
 		case <-m.release:
 		case <-ctx.Done():
@@ -95,7 +98,7 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 
 // env is a handler over the desk agent, on one store.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	store   storage.Store
 	host    *agent.Host
 	model   *model
@@ -126,7 +129,7 @@ func authenticate(r *http.Request) (agenthttp.Principal, error) {
 
 type envOption func(*agent.Config, *agenthttp.Options)
 
-func newEnv(t *testing.T, store storage.Store, options ...envOption) *env {
+func newEnv(t testing.TB, store storage.Store, options ...envOption) *env {
 	t.Helper()
 	e := &env{t: t, store: store, model: newModel(), desk: tickets.NewMemoryClient(tickets.SampleTickets()...),
 		logs: &bytes.Buffer{}}
@@ -210,7 +213,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T, v any) {
+func (r response) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decoding %s: %v", r.body, err)
@@ -218,7 +221,7 @@ func (r response) json(t *testing.T, v any) {
 }
 
 // problem decodes a problem answer and checks its content type.
-func (r response) problem(t *testing.T) agenthttp.Problem {
+func (r response) problem(t testing.TB) agenthttp.Problem {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("content type %q of %d %s", ct, r.status, r.body)
@@ -374,4 +377,12 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// decodeEvent decodes an event's data.
+func decodeEvent(t testing.TB, ev event, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(ev.data), v); err != nil {
+		t.Fatalf("decoding the %s event %s: %v", ev.name, ev.data, err)
+	}
 }

@@ -6,4 +6,4 @@ import (
 )
 
 // checkOpenAPI validates a request and its response against the OpenAPI document.
-func checkOpenAPI(t *testing.T, r *http.Request, resp response) {}
+func checkOpenAPI(t testing.TB, r *http.Request, resp response) {}

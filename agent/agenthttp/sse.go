@@ -22,6 +22,7 @@ type sse struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	header  func(http.Header) // extra response headers, such as a protocol's version header
+	status  int // of the response; zero means 200
 	started bool
 	gone    bool
 	stop    chan struct{}
@@ -45,7 +46,10 @@ func (s *sse) begin(heartbeat time.Duration) {
 	if s.header != nil {
 		s.header(h)
 	}
-	s.w.WriteHeader(http.StatusOK)
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	s.w.WriteHeader(s.status)
 	_ = s.rc.Flush()
 	if heartbeat > 0 {
 		s.stop = make(chan struct{})
@@ -154,13 +158,13 @@ type nativeSink struct {
 	status   int    // of a JSON answer
 	stream   *sse   // nil for JSON
 	seq      int
-	problems func(error) Problem
 }
 
 func (h *Handler) nativeSink(w http.ResponseWriter, r *http.Request, id, mode string, status int) *nativeSink {
 	s := &nativeSink{h: h, w: w, r: r, id: id, mode: mode, status: status}
 	if wantsEvents(r) {
 		s.stream = newSSE(w, nil)
+		s.stream.status = status
 	}
 	return s
 }
