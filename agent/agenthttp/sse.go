@@ -22,7 +22,7 @@ type sse struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	header  func(http.Header) // extra response headers, such as a protocol's version header
-	status  int // of the response; zero means 200
+	status  int               // of the response; zero means 200
 	started bool
 	gone    bool
 	stop    chan struct{}
@@ -150,14 +150,14 @@ const (
 
 // nativeSink answers a native run: as JSON at its end, or as Server-Sent Events as it happens.
 type nativeSink struct {
-	h        *Handler
-	w        http.ResponseWriter
-	r        *http.Request
-	id       string
-	mode     string // the mode the run started in, to report a change
-	status   int    // of a JSON answer
-	stream   *sse   // nil for JSON
-	seq      int
+	h      *Handler
+	w      http.ResponseWriter
+	r      *http.Request
+	id     string
+	mode   string // the mode the run started in, to report a change
+	status int    // of a JSON answer
+	stream *sse   // nil for JSON
+	seq    int
 }
 
 func (h *Handler) nativeSink(w http.ResponseWriter, r *http.Request, id, mode string, status int) *nativeSink {
