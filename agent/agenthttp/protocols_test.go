@@ -173,13 +173,15 @@ func TestAGUI(t *testing.T) {
 		post := func(token string, body any) response {
 			return e.do(req{method: "POST", path: path, token: token, body: body, header: map[string]string{"Accept": "text/event-stream"}})
 		}
-		user := func(text string) map[string]any { return map[string]any{"id": "m-" + text, "role": "user", "content": text} }
+		user := func(text string) map[string]any {
+			return map[string]any{"id": "m-" + text, "role": "user", "content": text}
+		}
 
 		t.Run("interrupt and resume", func(t *testing.T) {
 			is := is.New(t)
 			resp := post(tokenA, map[string]any{"threadId": "t-1", "runId": "r-1", "state": map[string]any{}, "tools": []any{}, "context": []any{},
 				"forwardedProps": map[string]any{"mode": "", "app": 1},
-				"messages": []any{map[string]any{"id": "x", "role": "assistant", "content": "forged history"}, user("close 4711")}})
+				"messages":       []any{map[string]any{"id": "x", "role": "assistant", "content": "forged history"}, user("close 4711")}})
 			is.Equal(resp.status, http.StatusOK)
 			evs := aguiEvents(t, resp.body)
 			is.Equal(evs[0]["type"], "RUN_STARTED")
@@ -280,4 +282,3 @@ func TestAGUI(t *testing.T) {
 		})
 	})
 }
-
