@@ -17,6 +17,12 @@
 #                     it access to one test schema and switches to it with
 #                     SET ROLE, to show that row-level security holds for a
 #                     role that does not own the tables. typeshift is a member.
+#   typeshift_bypass  LOGIN BYPASSRLS, same password as typeshift, nothing else:
+#                     the tests connect as it to show that the Postgres store
+#                     and verify-store refuse a role row-level security does
+#                     not bind. It is a member of typeshift_tenant, to show
+#                     that a pool whose connections SET ROLE to a role that
+#                     RLS binds is accepted.
 set -euo pipefail
 
 PGVERSION=15
@@ -26,6 +32,7 @@ ROLE=typeshift
 PASSWORD=${TYPESHIFT_PG_PASSWORD:-typeshift}
 DATABASE=typeshift
 TENANT_ROLE=typeshift_tenant
+BYPASS_ROLE=typeshift_bypass
 
 log() { echo "postgres.sh: $*" >&2; }
 
@@ -56,7 +63,7 @@ runuser -u postgres -- pg_isready -q -p "$PORT" || { log "server did not come up
 psql_admin() { runuser -u postgres -- psql -p "$PORT" -X -q -v ON_ERROR_STOP=1 "$@" >&2; }
 
 # Passwords are passed as psql variables so they are quoted by psql, not by the shell.
-psql_admin -v role="$ROLE" -v pw="$PASSWORD" -v tenant="$TENANT_ROLE" <<'SQL'
+psql_admin -v role="$ROLE" -v pw="$PASSWORD" -v tenant="$TENANT_ROLE" -v bypass="$BYPASS_ROLE" <<'SQL'
 SELECT format('CREATE ROLE %I LOGIN CREATEDB NOSUPERUSER NOCREATEROLE PASSWORD %L', :'role', :'pw')
 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'role') \gexec
 SELECT format('ALTER ROLE %I LOGIN CREATEDB NOSUPERUSER NOBYPASSRLS PASSWORD %L', :'role', :'pw') \gexec
@@ -72,6 +79,14 @@ WHERE NOT EXISTS (
 	SELECT 1 FROM pg_auth_members m
 	JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member
 	WHERE r.rolname = :'tenant' AND u.rolname = :'role') \gexec
+SELECT format('CREATE ROLE %I LOGIN BYPASSRLS NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %L', :'bypass', :'pw')
+WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'bypass') \gexec
+SELECT format('ALTER ROLE %I LOGIN BYPASSRLS NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %L', :'bypass', :'pw') \gexec
+SELECT format('GRANT %I TO %I', :'tenant', :'bypass')
+WHERE NOT EXISTS (
+	SELECT 1 FROM pg_auth_members m
+	JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member
+	WHERE r.rolname = :'tenant' AND u.rolname = :'bypass') \gexec
 SQL
 
 psql_admin -v role="$ROLE" -v db="$DATABASE" <<'SQL'

@@ -190,6 +190,7 @@ func (c *conversationRun) learn(msgs []chat.Message) {
 
 // append stores entries under the run's claim, stamped with the run, the agent and the author.
 func (c *conversationRun) append(ctx context.Context, op string, entries ...storage.Entry) error {
+	storableEntries(entries)
 	for i := range entries {
 		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
 		if entries[i].Author == "" {

@@ -14,7 +14,7 @@ import (
 // A conversation kept by a store: each run passes only its input, or only its approval answers, and the store
 // keeps the history, the pending requests, the mode and the standing approvals.
 func ExampleConversation() {
-	store := memory.New() // postgres.New(pool, nil) across processes
+	store := memory.New() // postgres.New(ctx, pool, nil) across processes
 	m := &model{
 		calls(chat.ToolCall{ID: "call_1", Name: "close_ticket", Arguments: json.RawMessage(`{"number":4711,"reason":"Fixed."}`)}),
 		answer,

@@ -181,7 +181,10 @@ func crashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := postgres.New(pool, nil)
+	store, err := postgres.New(context.Background(), pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	closeTool := needsApproval(withID(tool("close_ticket", func(_ context.Context, a json.RawMessage) (json.RawMessage, error) {
 		step("close")
 		return a, nil
@@ -219,7 +222,8 @@ func TestConversationCrash(t *testing.T) {
 			t.Cleanup(pool.Close)
 			_, err = postgres.Migrate(ctx, pool)
 			is.NoErr(err)
-			store := postgres.New(pool, nil)
+			store, err := postgres.New(ctx, pool, nil)
+			is.NoErr(err)
 			t.Cleanup(store.Close)
 
 			var runs atomic.Int32
@@ -317,7 +321,10 @@ func TestConversationForeignRows(t *testing.T) {
 	if _, err := postgres.Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	store := postgres.New(pool, nil)
+	store, err := postgres.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(store.Close)
 	tests := []struct {
 		name, typ, data string

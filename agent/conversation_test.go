@@ -36,14 +36,17 @@ func pgStore(t testing.TB) (*postgres.Store, func() *postgres.Store) {
 			t.Fatalf("opening a pool: %v", err)
 		}
 		t.Cleanup(pool.Close)
-		s := postgres.New(pool, nil)
+		if _, err := postgres.Migrate(context.Background(), pool); err != nil {
+			t.Fatalf("migrating: %v", err)
+		}
+		s, err := postgres.New(context.Background(), pool, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(s.Close)
 		return s, pool
 	}
-	first, pool := open()
-	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
-		t.Fatalf("migrating: %v", err)
-	}
+	first, _ := open()
 	return first, func() *postgres.Store { s, _ := open(); return s }
 }
 

@@ -91,9 +91,9 @@ func (st *runState) invoke(ctx context.Context, tool *toolset.Tool, call chat.To
 	res, err := st.h.invoker(ctx, tool, tc)
 	span.End(res, err)
 	if err != nil {
-		return chat.ToolResult{CallID: call.ID, Error: st.h.errorText(ctx, tool, err)}, err
+		return storableResult(chat.ToolResult{CallID: call.ID, Error: st.h.errorText(ctx, tool, err)}), err
 	}
-	return chat.ToolResult{CallID: call.ID, Result: st.h.capResult(res)}, nil
+	return storableResult(chat.ToolResult{CallID: call.ID, Result: st.h.capResult(res)}), nil
 }
 
 var emptyObject = json.RawMessage("{}")

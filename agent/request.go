@@ -67,5 +67,3 @@ func canonicalJSON(args json.RawMessage) string {
 	}
 	return string(b)
 }
-
-func jsonValid(b []byte) bool { return json.Valid(b) }

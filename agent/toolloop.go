@@ -186,6 +186,11 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 			continue
 		}
 		s.outs[i].tool = t
+		if msg := argumentsStoreText(c.Arguments); msg != "" {
+			s.results[i] = chat.ToolResult{CallID: c.ID, Error: msg}
+			s.outs[i].failed = true
+			continue
+		}
 		if t.RequiresApproval {
 			// Validate before deferring, so the model learns of bad arguments now, not after someone approved.
 			if msg := validateArguments(t, c.Arguments); msg != "" {
@@ -334,8 +339,8 @@ func checkArguments(args []byte) string {
 	if s == "" {
 		return ""
 	}
-	if !jsonValid(args) {
-		return "invalid JSON in the arguments; send a JSON object"
+	if msg := argumentsSyntaxText(args); msg != "" {
+		return msg
 	}
 	if s[0] != '{' {
 		return "the arguments must be a JSON object"

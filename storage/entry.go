@@ -83,7 +83,9 @@ type Entry struct {
 var nullJSON = json.RawMessage("null")
 
 // PrepareEntry checks an entry given to Append and returns it as a store
-// keeps it: empty Data becomes JSON null and Time, when set, is truncated to
+// keeps it. Its type must be known, its data JSON every store holds (see
+// [CheckJSON]) and its run id, agent and author text (see [CheckText]);
+// otherwise it reports ErrInvalid. Empty Data becomes JSON null and Time, when set, is truncated to
 // microseconds in UTC. Stores call it so they all accept and reject alike.
 func PrepareEntry(e Entry) (Entry, error) {
 	if !e.Type.Valid() {
@@ -92,10 +94,15 @@ func PrepareEntry(e Entry) (Entry, error) {
 	if e.Seq < 0 {
 		return e, fmt.Errorf("storage: entry sequence %d: %w", e.Seq, ErrInvalid)
 	}
+	for _, f := range [...]struct{ what, s string }{{"run id", e.RunID}, {"agent", e.Agent}, {"author", e.Author}} {
+		if err := CheckText(string(e.Type)+" entry's "+f.what, f.s); err != nil {
+			return e, err
+		}
+	}
 	if len(e.Data) == 0 {
 		e.Data = nullJSON
-	} else if !json.Valid(e.Data) {
-		return e, fmt.Errorf("storage: %s entry data is not JSON: %w", e.Type, ErrInvalid)
+	} else if err := CheckJSON(e.Data); err != nil {
+		return e, fmt.Errorf("storage: %s entry data: %w", e.Type, err)
 	}
 	if !e.Time.IsZero() {
 		e.Time = Timestamp(e.Time)
@@ -117,8 +124,10 @@ func CheckStoredEntry(conversationID string, e Entry, schemaVersion int, checkDa
 		err = fmt.Errorf("schema version %d", schemaVersion)
 	case !e.Type.Valid():
 		err = fmt.Errorf("unknown entry type %q", e.Type)
-	case checkData && !json.Valid(e.Data):
-		err = fmt.Errorf("data is not JSON")
+	case checkData:
+		if jerr := CheckJSON(e.Data); jerr != nil {
+			err = fmt.Errorf("data is not JSON a store holds: %v", jerr)
+		}
 	}
 	if err != nil {
 		return &CorruptEntryError{ConversationID: conversationID, Seq: e.Seq, Err: err}

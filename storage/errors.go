@@ -25,8 +25,9 @@ var (
 	// deleted. The run holding it must stop writing.
 	ErrClaimLost = errors.New("claim lost")
 
-	// ErrInvalid reports arguments no store accepts: an empty id, an unknown
-	// entry type, data that is not JSON, a lease time that is not positive.
+	// ErrInvalid reports arguments no store accepts: an empty, overlong or
+	// non-text id, an unknown entry type, data that is not JSON a store holds
+	// (see CheckJSON), a lease time that is not positive.
 	ErrInvalid = errors.New("invalid argument")
 )
 
@@ -49,3 +50,22 @@ func (e *CorruptEntryError) Error() string {
 
 // Unwrap returns the reason the entry could not be read.
 func (e *CorruptEntryError) Unwrap() error { return e.Err }
+
+// CorruptSettingsError reports a stored settings document that cannot be read
+// back: a column the store cannot scan, a revision below 1, a negative schema
+// version, or data that is not JSON. GetSettings returns it instead of a
+// document it misread.
+type CorruptSettingsError struct {
+	// SettingsID and Kind name the document.
+	SettingsID, Kind string
+	// Err says what is wrong with it.
+	Err error
+}
+
+// Error names the document and what is wrong with it.
+func (e *CorruptSettingsError) Error() string {
+	return fmt.Sprintf("storage: settings %q of %q: corrupt document: %v", e.Kind, e.SettingsID, e.Err)
+}
+
+// Unwrap returns the reason the document could not be read.
+func (e *CorruptSettingsError) Unwrap() error { return e.Err }

@@ -69,7 +69,9 @@
 // # migrate and verify-store
 //
 // migrate creates or upgrades the tables of a Postgres store; verify-store runs the rules a store must keep
-// against one. Run typeshift migrate -h and typeshift verify-store -h for their flags.
+// against one, after checking that row-level security binds its role (it fails, saying why, for a superuser, a
+// BYPASSRLS role, or a table without FORCE ROW LEVEL SECURITY or its policy). Run typeshift migrate -h and
+// typeshift verify-store -h for their flags.
 package main
 
 import (

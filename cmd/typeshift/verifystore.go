@@ -24,11 +24,14 @@ func verifyStore(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("verify-store", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: typeshift verify-store [-database-url url] [-schema name] [-memory] [-timeout d]
+		fmt.Fprint(stderr, `usage: typeshift verify-store [-database-url url] [-schema name] [-memory] [-allow-bypass-rls] [-timeout d]
 
 verify-store checks that a store keeps the rules of package storage: ordering,
 compare-and-set, loading from the last summary, deletion, tenancy, leases,
-concurrent appends and live events. It writes only under settings ids of its
+concurrent appends, live events and the text and ids a store accepts. With
+Postgres it first checks that row-level security binds the role: it fails,
+saying why, when the role is a superuser or BYPASSRLS, or a table lacks
+ENABLE or FORCE ROW LEVEL SECURITY or its tenant policy. It writes only under settings ids of its
 own (storetest-<random>) and deletes them afterwards, so it may run against a
 database in use. It prints each broken rule and exits with status 1 if any.
 
@@ -38,6 +41,8 @@ database in use. It prints each broken rule and exits with status 1 if any.
 	url := fs.String("database-url", os.Getenv(envDatabaseURL), "the database's URL (default $"+envDatabaseURL+")")
 	schema := fs.String("schema", "", "the store's schema (default: the first on the role's search_path)")
 	useMemory := fs.Bool("memory", false, "verify the in-memory store instead of a database")
+	allowBypass := fs.Bool("allow-bypass-rls", false,
+		"run the rules even when row-level security does not bind the role (it is reported, not refused)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -69,7 +74,19 @@ database in use. It prints each broken rule and exits with status 1 if any.
 		if want := all[len(all)-1].Version; have < want {
 			return fmt.Errorf("verify-store: the schema is at version %d, this build needs %d: run typeshift migrate", have, want)
 		}
-		pg := postgres.New(pool, nil)
+		// Check row-level security first and on its own, so that a role that
+		// bypasses it fails with the reason even when every rule would pass:
+		// the rules go through the store's API, which filters by tenant itself.
+		if err := postgres.CheckTenancy(ctx, pool); err != nil {
+			if !*allowBypass {
+				return fmt.Errorf("verify-store: %w", err)
+			}
+			fmt.Fprintf(stdout, "WARN %v\n", err)
+		}
+		pg, err := postgres.New(ctx, pool, &postgres.Options{AllowBypassRLS: true})
+		if err != nil {
+			return fmt.Errorf("verify-store: %w", err)
+		}
 		defer pg.Close()
 		store, name = pg, "Postgres store"
 	}

@@ -32,6 +32,10 @@ func openStore(ctx context.Context, out io.Writer) (store storage.Store, closeSt
 		return nil, nil, fmt.Errorf("migrating the database: %w", err)
 	}
 	fmt.Fprintln(out, envDatabaseURL+" is set: keeping the conversation in Postgres.")
-	s := postgres.New(pool, nil)
+	s, err := postgres.New(ctx, pool, nil)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
 	return s, func() { s.Close(); pool.Close() }, nil
 }

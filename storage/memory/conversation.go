@@ -19,6 +19,9 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return storage.Claim{}, err
 	}
+	if err := storage.CheckLeaseOwner(owner); err != nil {
+		return storage.Claim{}, err
+	}
 	if err := storage.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}

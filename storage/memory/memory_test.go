@@ -39,6 +39,19 @@ func (c corruptible) Corrupt(_ context.Context, settingsID, conversationID strin
 	return nil
 }
 
+func (c corruptible) CorruptSettings(_ context.Context, settingsID, kind string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := docKey{settingsID, kind}
+	doc, ok := c.settings[key]
+	if !ok {
+		return storage.ErrNotFound
+	}
+	doc.Revision = 0
+	c.settings[key] = doc
+	return nil
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storage.Store { return corruptible{New()} })
 }

@@ -21,6 +21,9 @@ func (s *Store) GetSettings(ctx context.Context, settingsID, kind string) (stora
 	if !ok {
 		return storage.Document{}, fmt.Errorf("memory: settings %q of %q: %w", kind, settingsID, storage.ErrNotFound)
 	}
+	if err := storage.CheckStoredDocument(doc, true); err != nil {
+		return storage.Document{}, err
+	}
 	doc.Data = cloneBytes(doc.Data)
 	return doc, nil
 }

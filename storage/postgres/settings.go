@@ -38,13 +38,27 @@ func (s *Store) GetSettings(ctx context.Context, settingsID, kind string) (stora
 	b := tenantBatch(settingsID)
 	b.Queue(qGetSettings, settingsID, kind)
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&doc.SchemaVersion, &doc.Revision, &doc.Data, &doc.UpdatedAt)
+		// Into []byte, which pgx copies as it is: into a json.RawMessage it
+		// would parse it with encoding/json, which stops at 10,000 levels.
+		var data []byte
+		err := br.QueryRow().Scan(&doc.SchemaVersion, &doc.Revision, &data, &doc.UpdatedAt)
+		doc.Data = data
+		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storage.Document{}, fmt.Errorf("postgres: settings %q of %q: %w", kind, settingsID, storage.ErrNotFound)
 	}
+	var scanErr pgx.ScanArgError
+	if errors.As(err, &scanErr) {
+		// The row is there but does not read as a document: a column changed
+		// behind the store's back.
+		return storage.Document{}, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: kind, Err: err}
+	}
 	if err != nil {
 		return storage.Document{}, wrap("get settings", err)
+	}
+	if err := storage.CheckStoredDocument(doc, false); err != nil {
+		return storage.Document{}, err
 	}
 	doc.UpdatedAt = doc.UpdatedAt.UTC()
 	return doc, nil

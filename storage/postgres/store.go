@@ -4,7 +4,8 @@
 //	pool, err := pgxpool.New(ctx, os.Getenv("TYPESHIFT_DATABASE_URL"))
 //	...
 //	if _, err := postgres.Migrate(ctx, pool); err != nil { ... }
-//	store := postgres.New(pool, nil)
+//	store, err := postgres.New(ctx, pool, nil)
+//	...
 //	defer store.Close()
 //
 // # Tenancy
@@ -13,7 +14,8 @@
 // of one settings id: the one the store sets, per transaction, with
 // set_config('typeshift.settings_id', $1, true). The policy is forced, so it
 // binds the tables' owner as well; a query that forgets its tenant finds no
-// rows rather than everyone's.
+// rows rather than everyone's. New refuses a pool whose role row-level
+// security does not bind (see [CheckTenancy]) unless told otherwise.
 //
 // # Leases
 //
@@ -70,11 +72,24 @@ type Options struct {
 	// EventRetention is how long the body of a large event is kept for
 	// watchers to read; 0 means one minute.
 	EventRetention time.Duration
+	// AllowBypassRLS skips the check of New that row-level security binds
+	// the pool's role (see [CheckTenancy]). Set it only for migrations and
+	// admin tools that must see every tenant, never for a service's store:
+	// with a role that bypasses row-level security the database no longer
+	// keeps tenants apart, only the store's own WHERE clauses do.
+	AllowBypassRLS bool
 }
 
 // New returns a store over pool. The pool's schema must have been migrated
-// with [Migrate]. Call Close when done, to stop the listener of Watch.
-func New(pool *pgxpool.Pool, opts *Options) *Store {
+// with [Migrate]. New checks, in one query, that row-level security binds
+// the role of the pool's connections and guards every table, and returns a
+// [*TenancyError] saying what is wrong when it does not, unless
+// opts.AllowBypassRLS is set. Call Close when done, to stop the listener of
+// Watch.
+func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error) {
+	if pool == nil {
+		return nil, fmt.Errorf("postgres: New: nil pool")
+	}
 	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: time.Minute}
 	if opts != nil {
 		if opts.Channel != "" {
@@ -84,7 +99,12 @@ func New(pool *pgxpool.Pool, opts *Options) *Store {
 			s.eventRetention = opts.EventRetention
 		}
 	}
-	return s
+	if opts == nil || !opts.AllowBypassRLS {
+		if err := CheckTenancy(ctx, pool); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Close ends every watch and stops listening. The pool stays open: it is the

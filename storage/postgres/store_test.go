@@ -26,7 +26,10 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool, string) {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	s := postgres.New(pool, &postgres.Options{Channel: schema})
+	s, err := postgres.New(context.Background(), pool, &postgres.Options{Channel: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(s.Close)
 	return s, pool, schema
 }
@@ -55,6 +58,16 @@ func (c corruptible) Corrupt(ctx context.Context, settingsID, conversationID str
 		_, err := tx.Exec(ctx, `INSERT INTO conversation_entries
 			(settings_id, conversation_id, seq, type, created_at, schema_version, data)
 			VALUES ($1, $2, 2, $3, now(), $4, '{}')`, settingsID, conversationID, typ, version)
+		return err
+	})
+}
+
+func (c corruptible) CorruptSettings(ctx context.Context, settingsID, kind string) error {
+	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('typeshift.settings_id', $1, true)`, settingsID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE settings_documents SET revision = 0 WHERE settings_id = $1 AND kind = $2`, settingsID, kind)
 		return err
 	})
 }
@@ -127,7 +140,9 @@ func TestClaimRace(t *testing.T) {
 			_, err := postgres.Migrate(ctx, pool)
 			is.NoErr(err)
 		}
-		stores[i] = postgres.New(pool, nil)
+		stores[i], err = postgres.New(ctx, pool, nil)
+		is.NoErr(err)
+		t.Cleanup(stores[i].Close)
 		// Warm up a connection so both start on equal terms.
 		_, err = stores[i].List(ctx, "warm-up", storage.ListOptions{})
 		is.NoErr(err)
@@ -166,7 +181,8 @@ func TestWatchAcrossInstances(t *testing.T) {
 	publisherPool, err := pgxpool.NewWithConfig(ctx, pool.Config())
 	is.NoErr(err)
 	t.Cleanup(publisherPool.Close)
-	publisher := postgres.New(publisherPool, &postgres.Options{Channel: schema})
+	publisher, err := postgres.New(ctx, publisherPool, &postgres.Options{Channel: schema})
+	is.NoErr(err)
 	t.Cleanup(publisher.Close)
 
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -39,6 +39,8 @@ var rules = []rule{
 	{"ConcurrentAppends", ruleConcurrentAppends},
 	{"Watch", ruleWatch},
 	{"CorruptEntries", ruleCorruptEntries},
+	{"TextAndIDs", ruleTextAndIDs},
+	{"CorruptSettings", ruleCorruptSettings},
 }
 
 // rec carries one rule's store, ids and findings.

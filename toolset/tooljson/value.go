@@ -56,6 +56,18 @@ func (d *Decoder) Skip() {
 	d.skipValue()
 }
 
+// Check reports, as an [*Error] with the decoder's message, whether data is
+// one JSON value within the decoder's limits ([MaxDepth], [MaxInput]), or nil.
+// Callers that must refuse what generated code would refuse, before any
+// code reads the value, use it instead of json.Valid: that stops at 10,000
+// levels with a message that does not say why.
+func Check(data []byte) error {
+	d := NewDecoder(data)
+	d.Skip()
+	d.End()
+	return d.Err()
+}
+
 // Raw validates the next value and returns a copy of its bytes, exactly as
 // they appear in the input (for json.RawMessage and similar).
 func (d *Decoder) Raw() []byte {

@@ -23,11 +23,18 @@ func Encode(t time.Time, id string) string {
 func Decode(s string) (time.Time, string, error) {
 	micros, id, ok := strings.Cut(s, ":")
 	n, err := strconv.ParseInt(micros, 10, 64)
-	if !ok || err != nil || id == "" {
+	// The id and the time must be ones a store holds: a cursor comes from a
+	// client, and Postgres refuses text with NUL and times before 4713 BC.
+	if !ok || err != nil || storage.CheckIDs(id) != nil || n < minMicros {
 		return time.Time{}, "", fmt.Errorf("storage: list cursor %q: %w", s, storage.ErrInvalid)
 	}
 	return time.UnixMicro(n).UTC(), id, nil
 }
+
+// minMicros is the earliest time Postgres's timestamptz holds, 4713-11-24 BC,
+// in microseconds since 1970; the latest lies beyond what an int64 of
+// microseconds reaches.
+const minMicros = -210866803200000000
 
 // Token returns a new random claim token.
 func Token() string {
