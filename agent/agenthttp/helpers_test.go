@@ -195,7 +195,10 @@ func openPostgres(t testing.TB) *postgres.Store {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatalf("migrating: %v", err)
 	}
-	s := postgres.New(pool, nil)
+	s, err := postgres.New(context.Background(), pool, nil)
+	if err != nil {
+		t.Fatalf("opening the store: %v", err)
+	}
 	t.Cleanup(s.Close)
 	return s
 }
