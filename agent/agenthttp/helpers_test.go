@@ -246,18 +246,22 @@ type req struct {
 func (e *env) do(rq req) response {
 	e.t.Helper()
 	var body io.Reader
+	var sent []byte
 	switch b := rq.body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		sent = []byte(b)
 	case []byte:
-		body = bytes.NewReader(b)
+		sent = b
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		body = bytes.NewReader(data)
+		sent = data
+	}
+	if rq.body != nil {
+		body = bytes.NewReader(sent)
 	}
 	r, err := http.NewRequest(rq.method, e.srv.URL+rq.path, body)
 	if err != nil {
@@ -286,7 +290,7 @@ func (e *env) do(rq req) response {
 		e.t.Fatal(err)
 	}
 	out := response{status: resp.StatusCode, header: resp.Header, body: data}
-	checkOpenAPI(e.t, r, out)
+	checkOpenAPI(e.t, r, sent, out)
 	return out
 }
 
