@@ -186,21 +186,36 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 // openPostgres opens a Postgres store on a fresh, migrated schema. The store's constructor is called here only.
 func openPostgres(t testing.TB) *postgres.Store {
 	t.Helper()
+	s, _ := openPostgresPair(t)
+	return s
+}
+
+// openPostgresPair opens a Postgres store on a fresh, migrated schema, and a function that opens another, with a
+// pool of its own, on the same schema: another instance, as far as the database can tell.
+func openPostgresPair(t testing.TB) (*postgres.Store, func() *postgres.Store) {
+	t.Helper()
 	_, cfg := pgtest.Schema(t)
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("opening a pool: %v", err)
+	open := func() *pgxpool.Pool {
+		pool, err := pgxpool.NewWithConfig(context.Background(), cfg.Copy())
+		if err != nil {
+			t.Fatalf("opening a pool: %v", err)
+		}
+		t.Cleanup(pool.Close)
+		return pool
 	}
-	t.Cleanup(pool.Close)
+	store := func(pool *pgxpool.Pool) *postgres.Store {
+		s, err := postgres.New(context.Background(), pool, nil)
+		if err != nil {
+			t.Fatalf("opening the store: %v", err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	pool := open()
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatalf("migrating: %v", err)
 	}
-	s, err := postgres.New(context.Background(), pool, nil)
-	if err != nil {
-		t.Fatalf("opening the store: %v", err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return store(pool), func() *postgres.Store { return store(open()) }
 }
 
 // stores runs f on the memory store and on Postgres.

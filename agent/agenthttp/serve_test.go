@@ -90,45 +90,106 @@ func entryTypes(list []storage.Entry) string {
 func TestWatch(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
 		is := is.New(t)
-		e := newEnv(t, s, func(_ *agent.Config, o *agenthttp.Options) { o.Heartbeat = 20 * time.Millisecond })
+		e := newEnv(t, s)
 		id := e.create(tokenA, "hello").ConversationID
 
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		r, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/conversations/"+id+"/events", nil)
-		r.Header.Set("Authorization", "Bearer "+tokenA)
-		resp, err := e.srv.Client().Do(r)
-		is.NoErr(err)
-		defer resp.Body.Close()
+		lines, resp := e.watch(id, nil)
 		is.Equal(resp.StatusCode, http.StatusOK)
 		is.Equal(resp.Header.Get("Content-Type"), "text/event-stream")
-		br := bufio.NewReader(resp.Body)
-		line, err := br.ReadString('\n')
-		is.NoErr(err)
-		is.Equal(line, ": watching\n") // following before anything happens
+		is.Equal(<-lines, ": watching\n")
 
-		done := make(chan response, 1)
-		go func() {
-			done <- e.do(req{method: "POST", path: "/conversations/" + id + "/runs", token: tokenA,
+		// The watch follows from when its subscription is made, which the stream cannot announce: run until the
+		// watcher sees a run (the first run may come before the subscription).
+		var seen strings.Builder
+		for try := 0; !strings.Contains(seen.String(), "event: text"); try++ {
+			if try == 20 {
+				t.Fatalf("the watcher saw no run: %s", seen.String())
+			}
+			run := e.do(req{method: "POST", path: "/conversations/" + id + "/runs", token: tokenA,
 				body: map[string]any{"text": "search printer"}, header: map[string]string{"Accept": "text/event-stream"}})
-		}()
-		var seen bytes.Buffer
-		heartbeats := 0
-		for !strings.Contains(seen.String(), "event: text") {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				t.Fatalf("reading the watch stream: %v after %s", err, seen.String())
+			is.Equal(run.status, http.StatusOK)
+			for drained := false; !drained; {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("the watch stream ended: %s", seen.String())
+					}
+					seen.WriteString(l)
+				case <-time.After(200 * time.Millisecond):
+					drained = true
+				}
 			}
-			if line == ": heartbeat\n" {
-				heartbeats++
-			}
-			seen.WriteString(line)
 		}
-		<-done
 		is.True(strings.Contains(seen.String(), "event: tool_call"))
 		is.True(strings.Contains(seen.String(), "event: tool_result"))
-		_ = heartbeats // heartbeats come when the stream is idle; the run may leave it no idle time
+		is.True(strings.Contains(seen.String(), "id: 1\n"))
+
+		// A reconnect is told to reload: the events it missed are not replayed.
+		lines, resp = e.watch(id, map[string]string{"Last-Event-ID": "3"})
+		is.Equal(resp.StatusCode, http.StatusOK)
+		is.Equal(<-lines, "id: 1\n")
+		is.Equal(<-lines, "event: reset\n")
 	})
+}
+
+// watch opens the watch stream of a conversation of tenant A and returns its lines as they come.
+func (e *env) watch(id string, header map[string]string) (<-chan string, *http.Response) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.t.Cleanup(cancel)
+	r, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/conversations/"+id+"/events", nil)
+	r.Header.Set("Authorization", "Bearer "+tokenA)
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	resp, err := e.srv.Client().Do(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { resp.Body.Close() })
+	lines := make(chan string, 1024)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(resp.Body)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	return lines, resp
+}
+
+// TestWatchOtherInstance follows a run of another instance: two handlers, each with its own pool, on one Postgres.
+func TestWatchOtherInstance(t *testing.T) {
+	is := is.New(t)
+	first, open := openPostgresPair(t)
+	runner, watcher := newEnv(t, first), newEnv(t, open())
+	id := runner.create(tokenA, "hello").ConversationID
+	lines, resp := watcher.watch(id, nil)
+	is.Equal(resp.StatusCode, http.StatusOK)
+	var seen strings.Builder
+	for try := 0; !strings.Contains(seen.String(), "event: tool_result"); try++ {
+		if try == 20 {
+			t.Fatalf("the other instance's watcher saw no run: %s", seen.String())
+		}
+		run := runner.do(req{method: "POST", path: "/conversations/" + id + "/runs", token: tokenA,
+			body: map[string]any{"text": "search printer"}, header: map[string]string{"Accept": "text/event-stream"}})
+		is.Equal(run.status, http.StatusOK)
+		for drained := false; !drained; {
+			select {
+			case l := <-lines:
+				seen.WriteString(l)
+			case <-time.After(300 * time.Millisecond):
+				drained = true
+			}
+		}
+	}
+	is.True(strings.Contains(seen.String(), "event: tool_call"))
+	// Another tenant cannot follow it, on either instance.
+	other := watcher.do(req{method: "GET", path: "/conversations/" + id + "/events", token: tokenB})
+	is.Equal(other.status, http.StatusNotFound)
 }
 
 func TestHeartbeat(t *testing.T) {
