@@ -49,8 +49,7 @@ func (s *sse) begin(heartbeat time.Duration) {
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
-	s.w.WriteHeader(s.status)
-	_ = s.rc.Flush()
+	s.w.WriteHeader(s.status) // flushed with the first write
 	if heartbeat > 0 {
 		s.stop = make(chan struct{})
 		go s.beat(heartbeat)
@@ -121,10 +120,11 @@ func (s *sse) raw(data string) {
 	s.write([]byte("data: " + data + "\n\n"))
 }
 
-// close stops the heartbeat.
+// close stops the heartbeat; nothing is written after it, since the response may be finished.
 func (s *sse) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.gone = true
 	if s.stop != nil {
 		close(s.stop)
 		s.stop = nil
