@@ -144,4 +144,3 @@ func BenchmarkWatchStreams(b *testing.B) {
 	b.ReportMetric(perStream, "goroutines/stream")
 	cancel()
 }
-
