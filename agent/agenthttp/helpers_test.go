@@ -255,6 +255,8 @@ type req struct {
 	token        string
 	body         any // a string is sent as it is; anything else as JSON
 	header       map[string]string
+	// timeout, when set, bounds the request: for a stream that should not have been opened.
+	timeout time.Duration
 }
 
 // do sends a request to the handler and reads the answer.
@@ -278,7 +280,13 @@ func (e *env) do(rq req) response {
 	if rq.body != nil {
 		body = bytes.NewReader(sent)
 	}
-	r, err := http.NewRequest(rq.method, e.srv.URL+rq.path, body)
+	ctx := context.Background()
+	if rq.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, rq.timeout)
+		defer cancel()
+	}
+	r, err := http.NewRequestWithContext(ctx, rq.method, e.srv.URL+rq.path, body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -301,7 +309,7 @@ func (e *env) do(rq req) response {
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	if err != nil {
+	if err != nil && !(rq.timeout > 0 && errors.Is(err, context.DeadlineExceeded)) {
 		e.t.Fatal(err)
 	}
 	out := response{status: resp.StatusCode, header: resp.Header, body: data}

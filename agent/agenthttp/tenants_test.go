@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -47,8 +48,8 @@ func TestOtherTenant(t *testing.T) {
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				is := is.New(t)
-				other := e.do(req{method: c.method, path: strings.ReplaceAll(c.path, "%s", c.conv), token: tokenB, body: c.body, header: c.header})
-				missing := e.do(req{method: c.method, path: strings.ReplaceAll(c.path, "%s", "no-such-conversation"), token: tokenB, body: c.body, header: c.header})
+				other := e.do(req{method: c.method, path: strings.ReplaceAll(c.path, "%s", c.conv), token: tokenB, body: c.body, header: c.header, timeout: 5 * time.Second})
+				missing := e.do(req{method: c.method, path: strings.ReplaceAll(c.path, "%s", "no-such-conversation"), token: tokenB, body: c.body, header: c.header, timeout: 5 * time.Second})
 				is.Equal(other.status, http.StatusNotFound)
 				is.Equal(other.problem(t), missing.problem(t))
 				is.Equal(other.status, missing.status)
