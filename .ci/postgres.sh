@@ -17,6 +17,11 @@
 #                     it access to one test schema and switches to it with
 #                     SET ROLE, to show that row-level security holds for a
 #                     role that does not own the tables. typeshift is a member.
+#   typeshift_other   LOGIN, no privileges of its own, same password: another
+#                     tenant's application session on the same database, for
+#                     the tests that play the adversary (its own LISTEN and
+#                     pg_notify on the store's channel). Tests grant it what an
+#                     application role has on their schema.
 #   typeshift_bypass  LOGIN BYPASSRLS, same password as typeshift, nothing else:
 #                     the tests connect as it to show that the Postgres store
 #                     and verify-store refuse a role row-level security does
@@ -32,6 +37,7 @@ ROLE=typeshift
 PASSWORD=${TYPESHIFT_PG_PASSWORD:-typeshift}
 DATABASE=typeshift
 TENANT_ROLE=typeshift_tenant
+OTHER_ROLE=typeshift_other
 BYPASS_ROLE=typeshift_bypass
 
 log() { echo "postgres.sh: $*" >&2; }
@@ -63,7 +69,7 @@ runuser -u postgres -- pg_isready -q -p "$PORT" || { log "server did not come up
 psql_admin() { runuser -u postgres -- psql -p "$PORT" -X -q -v ON_ERROR_STOP=1 "$@" >&2; }
 
 # Passwords are passed as psql variables so they are quoted by psql, not by the shell.
-psql_admin -v role="$ROLE" -v pw="$PASSWORD" -v tenant="$TENANT_ROLE" -v bypass="$BYPASS_ROLE" <<'SQL'
+psql_admin -v role="$ROLE" -v pw="$PASSWORD" -v tenant="$TENANT_ROLE" -v bypass="$BYPASS_ROLE" -v other="$OTHER_ROLE" <<'SQL'
 SELECT format('CREATE ROLE %I LOGIN CREATEDB NOSUPERUSER NOCREATEROLE PASSWORD %L', :'role', :'pw')
 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'role') \gexec
 SELECT format('ALTER ROLE %I LOGIN CREATEDB NOSUPERUSER NOBYPASSRLS PASSWORD %L', :'role', :'pw') \gexec
@@ -74,6 +80,9 @@ SELECT format('ALTER ROLE %I LOGIN CREATEDB NOSUPERUSER NOBYPASSRLS PASSWORD %L'
 SELECT format('ALTER ROLE %I SET synchronous_commit = off', :'role') \gexec
 SELECT format('CREATE ROLE %I NOLOGIN NOSUPERUSER NOCREATEDB NOBYPASSRLS', :'tenant')
 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'tenant') \gexec
+SELECT format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS PASSWORD %L', :'other', :'pw')
+WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'other') \gexec
+SELECT format('ALTER ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS PASSWORD %L', :'other', :'pw') \gexec
 SELECT format('GRANT %I TO %I', :'tenant', :'role')
 WHERE NOT EXISTS (
 	SELECT 1 FROM pg_auth_members m

@@ -13,7 +13,7 @@ import (
 
 // checkpoint sits below the tool loop of a run with a conversation, so it sees every model call. Before each call
 // it stores the messages the run added since the last one (tool results, and the calls the approval stage ran),
-// then takes in the steering input that arrived and stores it; after each call it stores the response. A crash
+// then takes in the steering input that waits in the store; after each call it stores the response. A crash
 // loses at most the call in flight.
 type checkpoint struct {
 	next chat.Client
@@ -94,7 +94,7 @@ func (c *conversationRun) fail(err error) error {
 	return err
 }
 
-// beforeCall stores the run's new messages, tool results first and then the steering input it takes in, and
+// beforeCall stores the run's new messages, tool results first, then takes in the steering input waiting, and
 // returns the messages for the model call: msgs with the steering input taken in so far, each after the message
 // it followed when it arrived.
 func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) ([]chat.Message, error) {
@@ -107,25 +107,19 @@ func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (
 		}
 		entries = append(entries, e)
 	}
-	steer := c.drainSteering()
-	if len(steer) > 0 {
-		e, err := marshalEntry(storage.EntrySteering, steer)
-		if err != nil {
-			return nil, c.fail(err)
-		}
-		e.Author = "user"
-		entries = append(entries, e)
-	}
 	if len(entries) > 0 {
 		if err := c.append(ctx, "storing the tool results", entries...); err != nil {
-			if len(steer) > 0 {
-				c.steerMu.Lock()
-				c.steering = append(steer, c.steering...)
-				c.steerMu.Unlock()
-			}
 			return nil, c.fail(err)
 		}
 		c.learn(tail)
+	}
+	// Steering input is taken only when the run was told some waits, so a call without it costs no round trip.
+	var steer []chat.Message
+	if c.steeringWaits() {
+		var err error
+		if steer, err = c.takeSteering(ctx); err != nil {
+			return nil, c.fail(err)
+		}
 	}
 	if len(steer) > 0 && len(msgs) > 0 {
 		c.anchors = append(c.anchors, anchor{after: msgKey(msgs[len(msgs)-1]), msgs: steer})

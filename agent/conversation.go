@@ -79,9 +79,8 @@ type conversationRun struct {
 	// What the run has stored: the tail scan of the checkpoint stores only messages these do not hold.
 	knownCalls, knownResults map[string]bool
 
-	steerMu  sync.Mutex
-	steering []chat.Message // received, not yet taken in
-	anchors  []anchor       // taken in, and where they go in each later call
+	wake    chan struct{} // holds a value when steering input waits in the store
+	anchors []anchor      // steering input taken in, and where it goes in each later call
 
 	pub *publisher // a streaming run's updates, to watchers
 
@@ -117,9 +116,16 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 		ttl = DefaultLeaseTTL
 	}
 	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: ri.settingsID, id: id, ttl: ttl,
-		input: in.msgs, stopped: make(chan struct{})}
+		input: in.msgs, stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
+	// Watch before claiming, so that every steering input accepted under the claim signals the run. Input queued
+	// under an earlier run's claim that crashed is in the conversation once the claim succeeds.
+	if err := c.watchSteering(ctx); err != nil {
+		return nil, &ConversationError{ConversationID: id, Op: "watching for steering input", Err: err}
+	}
 	claim, err := c.store.Claim(ctx, c.settingsID, id, h.owner(), ttl)
 	if err != nil {
+		close(c.stopped)
+		c.done.Wait()
 		return nil, &ConversationError{ConversationID: id, Op: "claiming the conversation", Err: err}
 	}
 	c.claim = claim
@@ -129,10 +135,6 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 			c.close()
 		}
 	}()
-	// Watch before loading, so that steering sent from another process from now on reaches the run.
-	if err := c.watchSteering(ctx); err != nil {
-		return nil, &ConversationError{ConversationID: id, Op: "watching for steering input", Err: err}
-	}
 	entries, err := c.store.Load(ctx, c.settingsID, id)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
@@ -289,14 +291,6 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 				entries = append(entries, e)
 			}
 		}
-		// Steering input that came after the last model call: stored, so that the next run reads it.
-		steer := c.drainSteering()
-		if len(steer) > 0 {
-			if e, err := marshalEntry(storage.EntrySteering, steer); err == nil {
-				e.Author = "user"
-				entries = append(entries, e)
-			}
-		}
 		if reqs := openRequests(out); len(c.st.pending) > 0 && len(reqs) > 0 {
 			parts := make([]chat.Part, len(reqs))
 			for i, r := range reqs {
@@ -335,7 +329,8 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	return storeErr
 }
 
-// close stops the renewal and the watch and releases the claim.
+// close stops the renewal and the watch and releases the claim. Releasing stores the steering input the run did
+// not take in, so that the next run reads it.
 func (c *conversationRun) close() error {
 	select {
 	case <-c.stopped:

@@ -39,8 +39,9 @@
 // With [Config.Store] and [Conversation], a run continues a stored conversation: it claims it (one live run per
 // conversation, across processes with Postgres), loads its history, pending approval requests, mode and standing
 // approvals, stores each step before the next model call, and releases it at the end. The caller passes only the
-// new input or the answers. [Host.Steer] sends input to a conversation's live run; [Host.Watch] follows its
-// streaming runs. See docs/conversations.md.
+// new input or the answers. [Host.Steer] stores input for a conversation's live run, which takes it in before its
+// next model call or keeps it in the conversation; [Host.Watch] and [Host.WatchAfter] follow its streaming runs,
+// resuming after an update's id. See docs/conversations.md.
 //
 // # Settings and telemetry
 //

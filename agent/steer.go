@@ -2,20 +2,22 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
-// Steer sends msg to the live run of the conversation, which takes it in before its next model call and stores
-// it as steering input. The run may be in this process or, through the store, in another one that shares it
-// (Postgres). It fails with an error wrapping ErrNotRunning when no run holds the conversation. Across processes
-// delivery is best effort: a run that ends before its next model call does not take the input in. The stored
-// conversation shows what was taken in.
+// Steer sends msg (a user message when its role is empty) to the live run of the conversation, in this process or
+// in another one that shares the store. It fails with an error wrapping ErrNotRunning when no run holds the
+// conversation; it never claims the conversation itself, so it never keeps a Run from starting.
+//
+// When Steer returns nil the input is stored in the store, and the rule is: the live run takes it in before its
+// next model call, storing it as a steering entry; input that run did not take in (it came after the run's last
+// model call) is stored in the conversation when the run releases it, and input queued when the run crashed is
+// stored when the conversation's next run claims it. Either way the next run reads it. Nothing Steer accepted is
+// dropped. See docs/conversations.md.
 func (h *Host) Steer(ctx context.Context, settingsID, conversationID string, msg chat.Message) error {
 	if h.cfg.Store == nil {
 		return ErrNoStore
@@ -23,53 +25,50 @@ func (h *Host) Steer(ctx context.Context, settingsID, conversationID string, msg
 	if msg.Role == "" {
 		msg.Role = chat.RoleUser
 	}
-	if c := h.liveRun(settingsID, conversationID); c != nil {
-		c.takeSteering([]chat.Message{msg})
-		return nil
-	}
-	// No run of this host holds it: find out whether any run does, by trying to claim it.
-	claim, err := h.cfg.Store.Claim(ctx, settingsID, conversationID, h.owner()+":steer", steerProbeTTL)
-	switch {
-	case err == nil:
-		_ = h.cfg.Store.Release(ctx, claim)
-		return fmt.Errorf("conversation %q: %w", conversationID, ErrNotRunning)
-	case !errors.Is(err, storage.ErrConversationBusy):
-		return &ConversationError{ConversationID: conversationID, Op: "steering", Err: err}
-	}
 	data, err := chat.MarshalMessages([]chat.Message{msg})
 	if err != nil {
 		return fmt.Errorf("steering conversation %q: %w", conversationID, err)
 	}
-	ev, _ := json.Marshal(event{Kind: "steer", Steer: data})
-	if err := h.cfg.Store.Publish(ctx, settingsID, conversationID, ev); err != nil {
+	if err := h.cfg.Store.Steer(ctx, settingsID, conversationID, data); err != nil {
+		if errors.Is(err, storage.ErrNotRunning) {
+			return fmt.Errorf("conversation %q: %w: %w", conversationID, ErrNotRunning, err)
+		}
 		return &ConversationError{ConversationID: conversationID, Op: "steering", Err: err}
+	}
+	// The run follows the store's signals too; a run of this process hears at once.
+	if c := h.liveRun(settingsID, conversationID); c != nil {
+		c.wakeUp()
 	}
 	return nil
 }
 
-// ErrNotRunning reports steering input for a conversation that has no live run.
+// ErrNotRunning reports steering input for a conversation that has no live run. The error also wraps
+// storage.ErrNotRunning.
 var ErrNotRunning = errors.New("agent: no run holds the conversation")
 
-// takeSteering queues input for the run's next model call.
-func (c *conversationRun) takeSteering(msgs []chat.Message) {
-	c.steerMu.Lock()
-	c.steering = append(c.steering, msgs...)
-	c.steerMu.Unlock()
+// wakeUp tells the run that steering input waits in the store.
+func (c *conversationRun) wakeUp() {
+	select {
+	case c.wake <- struct{}{}:
+	default: // it knows already
+	}
 }
 
-// drainSteering returns the queued steering input and empties the queue.
-func (c *conversationRun) drainSteering() []chat.Message {
-	c.steerMu.Lock()
-	defer c.steerMu.Unlock()
-	steer := c.steering
-	c.steering = nil
-	return steer
+// steeringWaits reports whether the run was told that steering input waits, and forgets it.
+func (c *conversationRun) steeringWaits() bool {
+	select {
+	case <-c.wake:
+		return true
+	default:
+		return false
+	}
 }
 
-// watchSteering follows the conversation's events for the steering input that other processes send.
+// watchSteering follows the store's signals of steering input for the conversation, until the run stops. It is
+// called before the run claims the conversation, so that no input accepted under the claim goes unsignalled.
 func (c *conversationRun) watchSteering(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	ch, err := c.store.Watch(wctx, c.settingsID, c.id)
+	ch, err := c.store.WatchSteering(wctx, c.settingsID, c.id)
 	if err != nil {
 		cancel()
 		return err
@@ -82,24 +81,30 @@ func (c *conversationRun) watchSteering(ctx context.Context) error {
 	}()
 	go func() {
 		defer c.done.Done()
-		for data := range ch {
-			if len(data) < 15 || string(data[:15]) != `{"kind":"steer"` {
-				continue // the updates of streaming runs, this one's included
-			}
-			var ev event
-			if json.Unmarshal(data, &ev) != nil {
-				continue
-			}
-			msgs, err := chat.UnmarshalMessages(ev.Steer)
-			if err != nil {
-				continue
-			}
-			c.takeSteering(msgs)
+		for range ch {
+			c.wakeUp()
 		}
 	}()
 	return nil
 }
 
-// steerProbeTTL bounds the claim Steer takes to find out whether a run holds the conversation, should its release
-// fail.
-const steerProbeTTL = 5 * time.Second
+// takeSteering moves the steering input waiting in the store into the conversation, as steering entries of this
+// run, and returns its messages. The store moves it in one step, so what is taken is stored.
+func (c *conversationRun) takeSteering(ctx context.Context) ([]chat.Message, error) {
+	c.mu.Lock()
+	claim := c.claim
+	c.mu.Unlock()
+	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.run.RunID, Agent: c.st.name, Author: "user"})
+	if err != nil {
+		return nil, &ConversationError{ConversationID: c.id, Op: "taking in steering input", Err: err}
+	}
+	var msgs []chat.Message
+	for _, e := range taken {
+		m, err := chat.UnmarshalMessages(e.Data)
+		if err != nil {
+			continue // stored as it came; the history reports it when it loads
+		}
+		msgs = append(msgs, m...)
+	}
+	return msgs, nil
+}

@@ -8,21 +8,20 @@ import (
 	"sync"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
-// ErrWatchBehind ends a Watch whose reader fell too far behind the run's updates. Load the conversation and watch
-// again.
+// ErrWatchBehind ends a Watch whose updates the store no longer keeps: the reader fell too far behind, or resumed
+// after an update that was pruned. Load the conversation and watch again.
 var ErrWatchBehind = errors.New("agent: the watcher fell behind the run's updates")
 
-// event is what runs and Steer publish to a conversation's watchers, as JSON: a streaming run's update, or
-// steering input for the conversation's live run.
+// event is what a streaming run publishes to its conversation's watchers, as JSON.
 type event struct {
-	// Kind is "update" or "steer".
+	// Kind is "update".
 	Kind string `json:"kind"`
-	// Run is the run that published an update.
-	Run    string          `json:"run,omitempty"`
-	Update *updateJSON     `json:"update,omitempty"`
-	Steer  json.RawMessage `json:"steer,omitempty"` // a JSON array of messages
+	// Run is the run that published the update.
+	Run    string      `json:"run,omitempty"`
+	Update *updateJSON `json:"update,omitempty"`
 }
 
 type updateJSON struct {
@@ -40,28 +39,52 @@ func encodeUpdate(runID string, u chat.Update) ([]byte, error) {
 	}})
 }
 
-// Watch returns the updates of the conversation's streaming runs ([Host.RunStream]) as they happen, from now
-// until ctx ends, whichever process runs them: in the process through the store's Publish and Watch, and across
-// processes through the store (Postgres LISTEN/NOTIFY). A run's last update carries its finish reason. Updates
-// published before Watch was called are not seen: load the conversation for those. A watcher that falls too far
-// behind gets ErrWatchBehind.
+// WatchedUpdate is an update of a streaming run as a watcher receives it.
+type WatchedUpdate struct {
+	// ID is the update's place among the conversation's events, counted from 1 by the store. Pass the last ID a
+	// watcher received to [Host.WatchAfter] to resume after it; an HTTP layer sends it as the event id of
+	// server-sent events and reads it back from Last-Event-ID.
+	ID int64
+	// RunID is the run that published the update.
+	RunID string
+	chat.Update
+}
+
+// Watch returns the updates of the conversation's streaming runs ([Host.RunStream]) published from now until ctx
+// ends, whichever process runs them. It is [Host.WatchAfter] from now, without the ids.
 func (h *Host) Watch(ctx context.Context, settingsID, conversationID string) iter.Seq2[chat.Update, error] {
 	return func(yield func(chat.Update, error) bool) {
+		for u, err := range h.WatchAfter(ctx, settingsID, conversationID, storage.WatchFromNow) {
+			if !yield(u.Update, err) {
+				return
+			}
+		}
+	}
+}
+
+// WatchAfter returns the updates of the conversation's streaming runs whose id is above after, until ctx ends,
+// whichever process runs them: those the store still keeps first (the store keeps a conversation's latest
+// storage.MaxEvents for a few minutes), then each as it is published. With after < 0 (storage.WatchFromNow) it
+// starts with the updates published from now on. A run's last update carries its finish reason. A watcher that
+// fell behind, or resumes after an update the store no longer keeps, gets ErrWatchBehind: load the conversation
+// and watch again.
+func (h *Host) WatchAfter(ctx context.Context, settingsID, conversationID string, after int64) iter.Seq2[WatchedUpdate, error] {
+	return func(yield func(WatchedUpdate, error) bool) {
 		if h.cfg.Store == nil {
-			yield(chat.Update{}, ErrNoStore)
+			yield(WatchedUpdate{}, ErrNoStore)
 			return
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		ch, err := h.cfg.Store.Watch(ctx, settingsID, conversationID)
+		ch, err := h.cfg.Store.Watch(ctx, settingsID, conversationID, after)
 		if err != nil {
-			yield(chat.Update{}, &ConversationError{ConversationID: conversationID, Op: "watching", Err: err})
+			yield(WatchedUpdate{}, &ConversationError{ConversationID: conversationID, Op: "watching", Err: err})
 			return
 		}
-		for data := range ch {
+		for e := range ch {
 			var ev event
-			if err := json.Unmarshal(data, &ev); err != nil {
-				if !yield(chat.Update{}, &ConversationError{ConversationID: conversationID, Op: "reading an event", Err: err}) {
+			if err := json.Unmarshal(e.Data, &ev); err != nil {
+				if !yield(WatchedUpdate{ID: e.ID}, &ConversationError{ConversationID: conversationID, Op: "reading an event", Err: err}) {
 					return
 				}
 				continue
@@ -70,13 +93,13 @@ func (h *Host) Watch(ctx context.Context, settingsID, conversationID string) ite
 				continue
 			}
 			u := ev.Update
-			if !yield(chat.Update{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason,
-				Role: u.Message.Role, AuthorName: u.Message.AuthorName, Parts: u.Message.Parts}, nil) {
+			if !yield(WatchedUpdate{ID: e.ID, RunID: ev.Run, Update: chat.Update{ResponseID: u.ResponseID, Model: u.Model,
+				FinishReason: u.FinishReason, Role: u.Message.Role, AuthorName: u.Message.AuthorName, Parts: u.Message.Parts}}, nil) {
 				return
 			}
 		}
 		if ctx.Err() == nil {
-			yield(chat.Update{}, ErrWatchBehind)
+			yield(WatchedUpdate{}, ErrWatchBehind)
 		}
 	}
 }
@@ -105,7 +128,7 @@ func newPublisher(c *conversationRun) *publisher {
 			if err != nil {
 				continue
 			}
-			_ = c.store.Publish(ctx, c.settingsID, c.id, data)
+			_, _ = c.store.Publish(ctx, c.settingsID, c.id, data)
 		}
 	}()
 	return p

@@ -58,6 +58,10 @@
 // TSH022 (information, off unless -fielddocs is set): an input field has no description, so the model has
 // only its name to go by. Booleans and fields whose values are enumerated are exempt.
 //
+// TSH025: a jsonschema tag reads, but its keywords contradict each other or the field: a minimum above its
+// maximum, a default outside its bounds, enum, length or pattern, an enum value the field's own enumerated type or
+// bounds refuse, or an enum or default on a field with the ,string option.
+//
 // TSH023: agent.Use names a type that is not a toolset.
 //
 // TSH024: an agent's Include or Exclude picks a method that is not a tool of the toolset, or something other than

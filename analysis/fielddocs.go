@@ -10,7 +10,8 @@ import (
 // checkFieldDocs reports (TSH022, information) each input property the model has only a name to go by for: no
 // description from a doc comment or a jsonschema tag. Booleans are exempt (the name says it all), so are
 // enumerated values (the schema lists them) and fields of a documented named struct type (the schema carries
-// the type's doc). The properties of nested structs are checked too, once per field.
+// the type's doc). The properties of nested structs are checked too, once per field, for the tools of toolsets and
+// an agent's own tools alike.
 func checkFieldDocs(r *reporter, loc *locator, pkg *model.Package) {
 	for _, ts := range pkg.Toolsets {
 		for _, t := range ts.Tools {
@@ -18,6 +19,16 @@ func checkFieldDocs(r *reporter, loc *locator, pkg *model.Package) {
 				continue
 			}
 			c := fieldDocCheck{r: r, loc: loc, pkg: pkg, toolset: ts.TypeName, tool: t, seen: map[string]bool{}}
+			c.walk(t.Input, "", "")
+		}
+	}
+	// An agent's own tools reach the model the same way.
+	for _, a := range pkg.Agents {
+		for _, t := range a.Tools {
+			if t.Input == nil {
+				continue
+			}
+			c := fieldDocCheck{r: r, loc: loc, pkg: pkg, toolset: a.TypeName, tool: t, seen: map[string]bool{}}
 			c.walk(t.Input, "", "")
 		}
 	}

@@ -2,8 +2,13 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrNotRunning reports steering input for a conversation that no live claim
+// holds: there is no run to take it in, and it was not stored.
+var ErrNotRunning = errors.New("no live run holds the conversation")
 
 // Claim is a run's lease on a conversation: while it is live no other run may
 // write to the conversation. Pass it to Append, Renew and Release; a claim
@@ -65,19 +70,22 @@ type ConversationInfo struct {
 }
 
 // ConversationStore keeps conversations: append-only lists of entries, a
-// lease that lets one run at a time write, and live events of streaming runs.
+// lease that lets one run at a time write, steering input for the live run,
+// and the live events of streaming runs.
 // A conversation exists once it has an entry.
 type ConversationStore interface {
 	// Claim takes the conversation's single live-run lease for owner, for ttl.
 	// It fails with ErrConversationBusy while another claim is live; an
-	// expired lease is taken over.
+	// expired lease is taken over, and the steering input queued under it
+	// moved into the conversation's entries.
 	Claim(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration) (Claim, error)
 
 	// Renew extends a live claim to ttl from now, or fails with ErrClaimLost.
 	Renew(ctx context.Context, c Claim, ttl time.Duration) (Claim, error)
 
-	// Release gives the lease up. It fails with ErrClaimLost when the lease is
-	// no longer c's.
+	// Release gives the lease up, after moving the steering input still
+	// queued into the conversation's entries (see Steer). It fails with
+	// ErrClaimLost when the lease is no longer c's.
 	Release(ctx context.Context, c Claim) error
 
 	// Append stores entries at the end of the conversation, all or none, under
@@ -97,21 +105,70 @@ type ConversationStore interface {
 	// List returns the tenant's conversations, most recently updated first.
 	List(ctx context.Context, settingsID string, opts ListOptions) ([]ConversationInfo, error)
 
-	// Delete erases the conversation: its entries, its lease and its pending
-	// events. It fails with ErrNotFound when there is nothing to erase.
+	// Delete erases the conversation: its entries, its lease, its queued
+	// steering input and its events. It fails with ErrNotFound when there is
+	// nothing to erase.
 	Delete(ctx context.Context, settingsID, conversationID string) error
 
-	// Publish sends an event of a streaming run to the conversation's
-	// watchers. Events are not stored; a watcher that starts later does not
-	// see earlier ones.
-	Publish(ctx context.Context, settingsID, conversationID string, event []byte) error
+	// Steer queues data, a JSON value, as steering input for the
+	// conversation's live run. It stores the input durably only while a live
+	// claim holds the conversation, checked in the same step, and fails with
+	// ErrNotRunning otherwise; it never claims the conversation itself. Queued
+	// input is moved into the conversation's entries, as EntrySteering
+	// entries, by the claim holder's TakeSteering, by Release of that claim,
+	// or, when the claim expired without a release, by the next Claim. So
+	// input Steer accepted is never lost: the live run takes it in, or the
+	// stored conversation keeps it for the next run. Steer signals the
+	// conversation's WatchSteering channels.
+	Steer(ctx context.Context, settingsID, conversationID string, data []byte) error
 
-	// Watch returns the events published to the conversation from now until
-	// ctx ends, in the order they were published, then closes the channel. A
-	// watcher that falls too far behind is closed early (ctx.Err() is nil
-	// then); it may reload the conversation and watch again.
-	Watch(ctx context.Context, settingsID, conversationID string) (<-chan []byte, error)
+	// TakeSteering moves the steering input queued for c's conversation into
+	// its entries, in one step under the live claim (ErrClaimLost
+	// otherwise), and returns the entries as stored, oldest input first;
+	// none when nothing is queued. Each entry gets stamp's RunID, Agent and
+	// Author.
+	TakeSteering(ctx context.Context, c Claim, stamp Entry) ([]Entry, error)
+
+	// WatchSteering returns a channel that receives a value whenever
+	// steering input may have been queued for the conversation, until ctx
+	// ends, then closes. It carries nothing to trust: the receiver holding
+	// the claim calls TakeSteering, which reads what the store holds. Values
+	// are coalesced, and a store may send one without new input (after it
+	// reconnected, for example).
+	WatchSteering(ctx context.Context, settingsID, conversationID string) (<-chan struct{}, error)
+
+	// Publish stores an event of a streaming run for the conversation's
+	// watchers and returns its id. Ids increase by one per event of a
+	// conversation, from 1. Stores keep a conversation's recent events only
+	// (see MaxEvents and each store's retention), for watchers that resume.
+	Publish(ctx context.Context, settingsID, conversationID string, event []byte) (int64, error)
+
+	// Watch returns the conversation's events with an id above after, in
+	// order, until ctx ends, then closes the channel: those still kept
+	// first, then each as it is published. With after < 0 (WatchFromNow) it
+	// returns only the events published from now on. When the events after
+	// the watcher's position are no longer kept (it fell behind, or resumed
+	// too late), the channel is closed early, with ctx.Err() nil; reload the
+	// conversation and watch again.
+	Watch(ctx context.Context, settingsID, conversationID string, after int64) (<-chan Event, error)
 }
+
+// Event is a streaming run's event, as Watch returns it.
+type Event struct {
+	// ID is the event's place among the conversation's events: 1 for the
+	// first, one more for each after it. A watcher resumes after it.
+	ID int64
+	// Data is what was published.
+	Data []byte
+}
+
+// WatchFromNow is the position of Watch that skips every event published
+// before it.
+const WatchFromNow int64 = -1
+
+// MaxEvents is how many of a conversation's latest events a store keeps at
+// most for watchers that resume.
+const MaxEvents = 1000
 
 // Store keeps both settings and conversations.
 type Store interface {

@@ -5,8 +5,9 @@ import (
 	"unicode"
 )
 
-// SnakeCase turns a Go method name into a tool name: GetTicket becomes get_ticket and GetHTTPStatus becomes
-// get_http_status. A trailing "Async" or "Context" is not special in Go and is kept.
+// SnakeCase turns a Go method name into a tool name: GetTicket becomes get_ticket, GetHTTPStatus becomes
+// get_http_status, and the plural of an initialism stays one word, so StreamIDs becomes stream_ids and
+// URLsByHost urls_by_host. A trailing "Async" or "Context" is not special in Go and is kept.
 func SnakeCase(name string) string {
 	rs := []rune(name)
 	var b strings.Builder
@@ -16,6 +17,9 @@ func SnakeCase(name string) string {
 			if i > 0 {
 				prev := rs[i-1]
 				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				if nextLower && unicode.IsUpper(prev) && pluralS(rs, i+1) {
+					nextLower = false // IDs: the s ends the initialism
+				}
 				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
 					b.WriteByte('_')
 				}
@@ -26,6 +30,11 @@ func SnakeCase(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// pluralS reports whether rs[i] is a lower-case s that ends a word, as in IDs or URLsByHost.
+func pluralS(rs []rune, i int) bool {
+	return rs[i] == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1]))
 }
 
 // ValidName reports whether name is lower_snake_case: lower-case ASCII letters and digits in words joined by

@@ -1,6 +1,7 @@
 package chattest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 // GenerateArguments returns a JSON value valid against schema (a JSON Schema, draft 2020-12), built
 // deterministically from seed. It honours type (and type lists, so nullable), const, enum, properties and
 // required, additionalProperties, min/maxProperties, items, prefixItems, min/maxItems, uniqueItems, min/maxLength,
-// pattern (by walking the regular expression), format (date-time, date, time, email, uri, uuid, hostname, ipv4,
+// pattern (by walking the regular expression), contentEncoding base64 (random bytes, encoded), format (date-time, date, time, email, uri, uuid, hostname, ipv4,
 // ipv6), minimum, maximum and their exclusive forms, multipleOf, $ref into $defs or definitions, allOf, anyOf and
 // oneOf. An empty schema gives an empty object.
 func GenerateArguments(schema json.RawMessage, seed int64) (json.RawMessage, error) {
@@ -287,6 +288,20 @@ func (g *generator) str(s map[string]any) (any, error) {
 	fits := func(v string) bool {
 		n := utf8.RuneCountInString(v)
 		return n >= minLen && n <= maxLen
+	}
+	if enc, _ := s["contentEncoding"].(string); enc == "base64" {
+		// Bytes, written as encoding/json writes a []byte: standard base64 with padding, in whole groups of
+		// four characters for every three bytes.
+		lo, hi := (minLen+3)/4, min(maxLen/4, 16)
+		if lo > hi {
+			return nil, fmt.Errorf("cannot make base64 text of %d to %d characters", minLen, maxLen)
+		}
+		groups := lo + g.rng.IntN(hi-lo+1)
+		raw := make([]byte, 3*groups)
+		for i := range raw {
+			raw[i] = byte(g.rng.IntN(256))
+		}
+		return base64.StdEncoding.EncodeToString(raw), nil
 	}
 	if p, ok := s["pattern"].(string); ok {
 		re, err := regexp.Compile(p)

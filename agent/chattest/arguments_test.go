@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
 // schemas covers every keyword the generator honours.
@@ -159,4 +160,36 @@ func FuzzGenerateArguments(f *testing.F) {
 			t.Fatalf("schema %s, seed %d: invalid JSON %q", schema, seed, args)
 		}
 	})
+}
+
+// TestGenerateArgumentsBytes checks that a []byte property, which the generator describes as a base64 string,
+// gets text that the generated decoder reads back, within its length bounds.
+func TestGenerateArgumentsBytes(t *testing.T) {
+	is := is.New(t)
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"data":{"type":["string","null"],"contentEncoding":"base64"},
+		"short":{"type":"string","contentEncoding":"base64","minLength":4,"maxLength":8}},
+		"required":["data","short"],"additionalProperties":false}`)
+	for seed := range int64(50) {
+		args, err := chattest.GenerateArguments(schema, seed)
+		is.NoErr(err)
+		d := tooljson.NewDecoder(args)
+		if d.Object() {
+			for {
+				key, ok := d.Field()
+				if !ok {
+					break
+				}
+				if d.Null() {
+					continue
+				}
+				b := d.Bytes()
+				if string(key) == "short" {
+					is.True(len(b) >= 3 && len(b) <= 6) // 4 to 8 characters of base64
+				}
+			}
+		}
+		d.End()
+		is.NoErr(d.Err()) // the decoder reads what the model sent
+	}
 }

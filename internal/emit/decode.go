@@ -40,7 +40,8 @@ func (g *gen) writeDecoder(key string) error {
 // fieldLoop writes the loop over an object's members that the caller has opened. With track it checks required
 // properties and applies defaults afterwards; settings overrides do neither.
 func (g *gen) fieldLoop(fields []*model.Field, x string, track bool) error {
-	seen := ""
+	// Every field has a bit in seen, which refuses a property given twice and, with track, tells the required
+	// and defaulted fields that are missing.
 	var tracked []*model.Field
 	if track {
 		for _, f := range fields {
@@ -50,13 +51,26 @@ func (g *gen) fieldLoop(fields []*model.Field, x string, track bool) error {
 		}
 	}
 	bit := map[*model.Field]int{}
-	if len(tracked) > 0 {
+	for i, f := range fields {
+		bit[f] = i
+	}
+	seen := ""
+	if len(fields) > 0 {
 		seen = g.local("seen")
-		g.p("var %s %s", seen, bitsType(len(tracked)))
-		for i, f := range tracked {
-			bit[f] = i
+		if len(fields) <= 64 {
+			g.p("var %s %s", seen, bitsType(len(fields)))
+		} else {
+			g.p("var %s [%d]uint64", seen, (len(fields)+63)/64)
 		}
 	}
+	// mask spells the bit of field i and word its word of seen.
+	word := func(i int) string {
+		if len(fields) <= 64 {
+			return seen
+		}
+		return fmt.Sprintf("%s[%d]", seen, i/64)
+	}
+	mask := func(i int) string { return fmt.Sprintf("1<<%d", i%64) }
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.JSONName
@@ -69,12 +83,14 @@ func (g *gen) fieldLoop(fields []*model.Field, x string, track bool) error {
 	g.p("switch string(key) {")
 	for _, f := range fields {
 		g.p("case %s:", strconv.Quote(f.JSONName))
+		i := bit[f]
+		g.p("if %s&(%s) != 0 {", word(i), mask(i))
+		g.p("d.Duplicate()")
+		g.p("}")
+		g.p("%s |= %s", word(i), mask(i))
 		target := x + "." + fieldPath(f)
 		if err := g.decodeValue(f.Type, target, decodeOpts{cons: &f.Constraints, list: true, stringify: f.Stringify}); err != nil {
 			return err
-		}
-		if i, ok := bit[f]; ok {
-			g.p("%s |= 1 << %d", seen, i)
 		}
 	}
 	g.p("default:")
@@ -83,7 +99,7 @@ func (g *gen) fieldLoop(fields []*model.Field, x string, track bool) error {
 	g.p("}")
 	for _, f := range tracked {
 		i := bit[f]
-		g.p("if %s&(1<<%d) == 0 {", seen, i)
+		g.p("if %s&(%s) == 0 {", word(i), mask(i))
 		if f.Required {
 			g.p("d.Missing(%s)", strconv.Quote(f.JSONName))
 		} else {
@@ -175,6 +191,8 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		if !o.typeEnumRead && !o.consEnumRead {
 			g.p("%s = %s", target, convert(t.GoType, "string", "d.String()"))
 		}
+	case model.Number:
+		g.p("%s = %s", target, convert(t.GoType, "json.Number", "d.Number()"))
 	case model.Bytes:
 		g.p("if d.Null() {")
 		g.p("%s = nil", target)
@@ -268,6 +286,9 @@ func (g *gen) decodeValue(t *model.Type, target string, o decodeOpts) error {
 		g.p("break")
 		g.p("}")
 		g.p("%s := %s(key)", k, t.MapKey)
+		g.p("if _, dup := %s[%s]; dup {", m, k)
+		g.p("d.Duplicate()")
+		g.p("}")
 		if read, ok := plainRead(t.Elem, nil); ok {
 			g.p("%s[%s] = %s", m, k, read)
 		} else {
@@ -317,7 +338,7 @@ func (g *gen) stringNumber(t *model.Type, target, read, native string) {
 	g.p("%s := tooljson.NewDecoder([]byte(%s))", sd, s)
 	g.p("%s = %s", target, convert(t.GoType, native, sd+"."+read))
 	g.p("%s.End()", sd)
-	g.p("if %s.Err() != nil {", sd)
+	g.p("if %s.Err() != nil || !tooljson.Unpadded(%s) {", sd, s)
 	g.p("d.Failf(\"must be a string holding %s, got %%q\", %s)", what, s)
 	g.p("}")
 	g.p("}")
@@ -371,8 +392,31 @@ func (g *gen) valueChecks(t *model.Type, target string, o decodeOpts) error {
 			if b.lit == "" {
 				continue
 			}
-			g.p("if %s %s %s {", target, b.op, b.lit)
+			if t.Kind == model.Float {
+				// Rounding to a float can make a number just past the bound equal to it, so equality is
+				// settled on the literal as written.
+				strict := b.op[:1]
+				g.p("if %s %s %s || %s == %s && d.CompareNumber(%s) %s 0 {", target, strict, b.lit, target, b.lit,
+					strconv.Quote(b.lit), b.op)
+			} else {
+				g.p("if %s %s %s {", target, b.op, b.lit)
+			}
 			g.p("d.Failf(\"must be %s %s, got %s\", %s)", b.text, b.lit, verb, target)
+			g.p("}")
+		}
+	case model.Number:
+		// The literal itself is compared, exactly.
+		for _, b := range []struct{ lit, op, text string }{
+			{c.Minimum, "<", "at least"},
+			{c.Maximum, ">", "at most"},
+			{c.ExclusiveMinimum, "<=", "greater than"},
+			{c.ExclusiveMaximum, ">=", "less than"},
+		} {
+			if b.lit == "" {
+				continue
+			}
+			g.p("if d.CompareNumber(%s) %s 0 {", strconv.Quote(b.lit), b.op)
+			g.p("d.Failf(\"must be %s %s, got %%s\", %s)", b.text, b.lit, target)
 			g.p("}")
 		}
 	case model.String:
@@ -399,9 +443,16 @@ func (g *gen) valueChecks(t *model.Type, target string, o decodeOpts) error {
 			g.p("d.Failf(\"must match the pattern %%s\", %s)", re)
 			g.p("}")
 		}
-		if c.Format == "date-time" {
-			g.p("if _, err := time.Parse(time.RFC3339, %s); err != nil {", s)
+		// The formats the decoder checks, with RFC 3339's rules as JSON Schema's date-time and date formats
+		// state them; other formats are annotations for the model.
+		switch c.Format {
+		case "date-time":
+			g.p("if !tooljson.IsDateTime(%s) {", s)
 			g.p("d.Failf(\"must be a date-time in RFC 3339 form, such as 2026-01-02T15:04:05Z, got %%q\", %s)", s)
+			g.p("}")
+		case "date":
+			g.p("if !tooljson.IsDate(%s) {", s)
+			g.p("d.Failf(\"must be a date in RFC 3339 form, such as 2026-01-02, got %%q\", %s)", s)
 			g.p("}")
 		}
 	}
@@ -539,6 +590,8 @@ func plainRead(t *model.Type, cons *model.Constraints) (string, bool) {
 		return convert(t.GoType, "string", "d.String()"), true
 	case model.Time:
 		return "d.Time()", true
+	case model.Number:
+		return convert(t.GoType, "json.Number", "d.Number()"), true
 	}
 	return "", false
 }
@@ -546,5 +599,5 @@ func plainRead(t *model.Type, cons *model.Constraints) (string, bool) {
 // hasValueChecks reports whether constraints check a value after it is read.
 func hasValueChecks(c *model.Constraints) bool {
 	return len(c.Enum) > 0 || c.Minimum != "" || c.Maximum != "" || c.ExclusiveMinimum != "" ||
-		c.ExclusiveMaximum != "" || c.MinLength > 0 || c.MaxLength > 0 || c.Pattern != "" || c.Format == "date-time"
+		c.ExclusiveMaximum != "" || c.MinLength > 0 || c.MaxLength > 0 || c.Pattern != "" || c.Format == "date-time" || c.Format == "date"
 }

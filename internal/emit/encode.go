@@ -99,7 +99,7 @@ func omitCond(f *model.Field, expr string) string {
 			conds = append(conds, expr)
 		case model.Int, model.Uint, model.Float:
 			conds = append(conds, expr+" != 0")
-		case model.String:
+		case model.String, model.Number:
 			conds = append(conds, expr+` != ""`)
 		case model.Bytes, model.Slice, model.Map, model.Array:
 			conds = append(conds, "len("+expr+") != 0")
@@ -124,7 +124,7 @@ func omitCond(f *model.Field, expr string) string {
 			conds = append(conds, expr)
 		case t.Kind == model.Int, t.Kind == model.Uint, t.Kind == model.Float:
 			conds = append(conds, expr+" != 0")
-		case t.Kind == model.String:
+		case t.Kind == model.String, t.Kind == model.Number:
 			conds = append(conds, expr+` != ""`)
 		case t.Kind == model.Bytes, t.Kind == model.Slice, t.Kind == model.Map, t.Kind == model.Pointer,
 			t.Kind == model.Raw && !t.Marshaler:
@@ -174,6 +174,13 @@ func (g *gen) encodeValue(t *model.Type, expr, errVar string, o encodeOpts) erro
 		quote()
 	case model.String:
 		g.p("b = tooljson.AppendString(b, %s)", convert("string", t.GoType, expr))
+	case model.Number:
+		g.needs["fail"] = true
+		v := convert("json.Number", t.GoType, expr)
+		g.p("if !tooljson.NumberOK(%s) {", v)
+		g.p("typeshiftFail(%s, \"json: invalid number literal %%q\", %s)", errVar, v)
+		g.p("}")
+		g.p("b = tooljson.AppendNumber(b, %s)", v)
 	case model.Bytes:
 		g.p("b = tooljson.AppendBytes(b, %s)", expr)
 	case model.Time:

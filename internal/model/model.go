@@ -99,6 +99,7 @@ const (
 	Map     // string keys, Elem
 	Pointer // Elem; nullable
 	Named   // a reference to Package.Types[Ref]; lets recursive types terminate
+	Number  // json.Number: a JSON number kept as the literal it was written as
 )
 
 // Type describes a Go type as JSON sees it.

@@ -249,21 +249,21 @@ func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.
 		t.Name = toolset.SnakeCase(fn.Name())
 		if !toolset.ValidName(t.Name) {
 			p.report(arg, "TSH008", Error, fmt.Sprintf(
-				"the tool name %q made from %s is not lower_snake_case: name the tool with WithName(%q)",
-				t.Name, fn.Name(), suggestName(t.Name)))
+				"the tool name %q made from %s %s: name the tool with WithName(%q)",
+				t.Name, fn.Name(), nameProblem(t.Name), suggestName(t.Name)))
 			return nil
 		}
 	} else if !toolset.ValidName(t.Name) {
 		want := suggestName(t.Name)
 		p.report(c.nameArg, "TSH008", Error,
-			fmt.Sprintf("tool name %q is not lower_snake_case: use %q", t.Name, want),
+			fmt.Sprintf("tool name %q %s: use %q", t.Name, nameProblem(t.Name), want),
 			Fix{Message: "rename the tool to " + want, Edits: []Edit{{Pos: c.nameArg.Pos(), End: c.nameArg.End(), NewText: strconv.Quote(want)}}})
 		return nil
 	}
 	if c.hasDesc {
 		t.Description = c.description
 	} else if fd := p.funcSyntax[fn]; fd != nil {
-		t.Description = docText(fd.Doc)
+		t.Description = modelDescription(fn.Name(), docText(fd.Doc))
 	}
 	if t.Description == "" {
 		p.report(c.addTool, "TSH009", Warning, fmt.Sprintf(

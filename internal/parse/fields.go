@@ -2,6 +2,7 @@ package parse
 
 import (
 	"go/ast"
+	goparser "go/parser"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -163,8 +164,8 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		switch deref(f.Type).Kind {
 		case model.Bool, model.Int, model.Uint, model.Float:
 			f.Stringify = true
-		case model.String:
-			d.failf("TSH020", d.p.tagNode(v), v.Pos(), "the ,string option on the string field %s is not supported: drop it", fieldPath)
+		case model.String, model.Number:
+			d.failf("TSH020", d.p.tagNode(v), v.Pos(), "the ,string option on the %s field %s is not supported: drop it", f.Type.GoType, fieldPath)
 			return nil
 		}
 	}
@@ -173,7 +174,11 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		return nil
 	}
 	f.Required = !f.OmitEmpty && !f.OmitZero && f.Type.Kind != model.Pointer
-	if fs, ok := d.p.fieldSyntax[v.Origin()]; ok {
+	fs, ok := d.p.fieldSyntax[v.Origin()]
+	if !ok {
+		fs = d.p.foreignField(v.Origin())
+	}
+	if fs != nil {
 		f.Description = docText(fs.Doc)
 		if f.Description == "" {
 			f.Description = docText(fs.Comment)
@@ -182,6 +187,10 @@ func (d *describer) field(c candidate, path string) *model.Field {
 	cons, desc, req, err := d.p.schemaTag(st.Get("jsonschema"), f.Type)
 	if err != "" {
 		d.failf("TSH021", d.p.tagNode(v), v.Pos(), "jsonschema tag of %s: %s", fieldPath, err)
+		return nil
+	}
+	if problem := tagConflict(cons, f.Type, f.Stringify); problem != "" {
+		d.failf("TSH025", d.p.tagNode(v), v.Pos(), "jsonschema tag of %s: %s", fieldPath, problem)
 		return nil
 	}
 	f.Constraints = cons
@@ -252,4 +261,55 @@ func validJSONName(name string) bool {
 		}
 	}
 	return true
+}
+
+// foreignFile is a source file of another package, read for its comments.
+type foreignFile struct {
+	fset *token.FileSet
+	file *ast.File
+}
+
+// foreignField returns the syntax of a field of a type from another package, read from its source file, for
+// its doc comment; nil if the file cannot be read. Type information from export data keeps the file and line
+// of every field but not its comments.
+func (p *parser) foreignField(v *types.Var) *ast.Field {
+	pos := p.fset.Position(v.Pos())
+	if !pos.IsValid() || pos.Filename == "" {
+		return nil
+	}
+	if p.foreign == nil {
+		p.foreign = map[string]*foreignFile{}
+	}
+	ff, seen := p.foreign[pos.Filename]
+	if !seen {
+		// A file set of its own keeps the positions of the loaded packages as they are.
+		fset := token.NewFileSet()
+		if file, err := goparser.ParseFile(fset, pos.Filename, nil, goparser.ParseComments|goparser.SkipObjectResolution); err == nil {
+			ff = &foreignFile{fset: fset, file: file}
+		}
+		p.foreign[pos.Filename] = ff
+	}
+	if ff == nil {
+		return nil
+	}
+	var found *ast.Field
+	ast.Inspect(ff.file, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		st, ok := n.(*ast.StructType)
+		if !ok {
+			return true
+		}
+		for _, fld := range st.Fields.List {
+			for _, name := range fld.Names {
+				if name.Name == v.Name() && ff.fset.Position(name.Pos()).Line == pos.Line {
+					found = fld
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return found
 }

@@ -3,6 +3,8 @@ package parse
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -48,29 +50,81 @@ func (p *parser) checkNames() {
 	}
 }
 
-// suggestName turns any name into lower_snake_case, for TSH008's fix.
+// suggestName turns any name into lower_snake_case, for TSH008's fix. Latin letters with marks become their
+// ASCII spelling (Übersicht becomes uebersicht) rather than being dropped, and a name longer than 64 bytes is
+// cut after its last whole word that fits.
 func suggestName(name string) string {
 	s := toolset.SnakeCase(name)
 	var b strings.Builder
 	under := false
 	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9' && b.Len() > 0:
-			if under && b.Len() > 0 {
-				b.WriteByte('_')
+		ascii := string(r)
+		if t, ok := latin[r]; ok {
+			ascii = t
+		}
+		for _, c := range []byte(ascii) {
+			switch {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9' && b.Len() > 0:
+				if under && b.Len() > 0 {
+					b.WriteByte('_')
+				}
+				under = false
+				b.WriteByte(c)
+			case c >= 'A' && c <= 'Z':
+				if under && b.Len() > 0 {
+					b.WriteByte('_')
+				}
+				under = false
+				b.WriteByte(c + 'a' - 'A')
+			default:
+				under = true
 			}
-			under = false
-			b.WriteRune(r)
-		default:
-			under = true
 		}
 	}
 	out := b.String()
 	if out == "" {
 		return "tool"
 	}
-	if len(out) > 64 {
-		out = strings.TrimRight(out[:64], "_")
+	if len(out) > maxNameLen {
+		cut := strings.LastIndexByte(out[:maxNameLen+1], '_')
+		if cut <= 0 {
+			cut = maxNameLen // one word longer than the limit
+		}
+		out = out[:cut]
 	}
 	return out
+}
+
+// maxNameLen is the longest tool name, in bytes, that toolset.ValidName accepts.
+const maxNameLen = 64
+
+// latin spells the Latin letters with marks, and a few ligatures, in ASCII, as German and the Nordic languages
+// write them without their marks.
+var latin = map[rune]string{
+	'ä': "ae", 'ö': "oe", 'ü': "ue", 'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "oe", 'å': "aa", 'þ': "th", 'ð': "d",
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ā': "a", 'ą': "a", 'ç': "c", 'ć': "c", 'č': "c", 'ď': "d",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e", 'ę': "e", 'ě': "e", 'ì': "i", 'í': "i", 'î': "i",
+	'ï': "i", 'ł': "l", 'ñ': "n", 'ń': "n", 'ň': "n", 'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ő': "o",
+	'ř': "r", 'ś': "s", 'š': "s", 'ť': "t", 'ù': "u", 'ú': "u", 'û': "u", 'ů': "u", 'ű': "u", 'ý': "y",
+	'ÿ': "y", 'ź': "z", 'ż': "z", 'ž': "z",
+}
+
+// nameProblem says what is wrong with a tool name that toolset.ValidName refuses.
+func nameProblem(name string) string {
+	if len(name) > maxNameLen {
+		return fmt.Sprintf("is %d bytes long, more than the %d that model providers accept", len(name), maxNameLen)
+	}
+	return "is not lower_snake_case"
+}
+
+// modelDescription turns a doc comment into the description a model reads. Go doc comments begin with the
+// name they document ("SearchTickets searches the tickets"), which means nothing to the model, so a leading
+// name is dropped and the next word capitalised: "Searches the tickets".
+func modelDescription(name, doc string) string {
+	rest, ok := strings.CutPrefix(doc, name+" ")
+	if !ok || rest == "" {
+		return doc
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	return string(unicode.ToUpper(r)) + rest[size:]
 }

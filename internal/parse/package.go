@@ -54,8 +54,10 @@ type parser struct {
 	// fieldSyntax and typeSyntax find the declarations of the package's fields and named types, for their
 	// doc comments, tags and positions.
 	fieldSyntax map[*types.Var]*ast.Field
-	typeSyntax  map[*types.TypeName]typeDecl
-	funcSyntax  map[*types.Func]*ast.FuncDecl
+	// foreign caches the files of other packages read for their fields' doc comments (nil when unreadable).
+	foreign    map[string]*foreignFile
+	typeSyntax map[*types.TypeName]typeDecl
+	funcSyntax map[*types.Func]*ast.FuncDecl
 
 	// described caches what each named type turned out to be, so each problem is reported once.
 	described map[string]*described

@@ -3,9 +3,12 @@ package parse
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/internal/model"
 )
@@ -122,7 +125,7 @@ func (p *parser) schemaTag(tag string, t *model.Type) (c model.Constraints, desc
 			}
 			c.Format = value
 		default:
-			err = fmt.Errorf("unknown key %q; known keys: description, title, enum, default, example, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, format, minItems, maxItems, required, omitempty", key)
+			err = fmt.Errorf("unknown key %q%s; known keys: %s", key, didYouMean(key, tagKeys), strings.Join(tagKeys, ", "))
 		}
 		if err != nil {
 			return c, "", nil, err.Error()
@@ -177,6 +180,11 @@ func literal(value string, t *model.Type, key string) (string, error) {
 		return value, nil
 	case model.Int, model.Uint, model.Float:
 		return number(value, t, key)
+	case model.Number:
+		if key == "example" {
+			return number(value, t, key)
+		}
+		return "", fmt.Errorf("%s does not apply to json.Number: use a float64 or an integer type", key)
 	}
 	return "", fmt.Errorf("%s applies to strings, numbers and booleans, not %s", key, t.GoType)
 }
@@ -184,7 +192,7 @@ func literal(value string, t *model.Type, key string) (string, error) {
 // bound checks a numeric bound for a number type.
 func bound(value string, t *model.Type, key string) (string, error) {
 	switch t.Kind {
-	case model.Int, model.Uint, model.Float:
+	case model.Int, model.Uint, model.Float, model.Number:
 		return number(value, t, key)
 	}
 	return "", fmt.Errorf("%s applies to numbers, not %s", key, t.GoType)
@@ -217,4 +225,137 @@ func count(value, key string) (int, error) {
 		return 0, fmt.Errorf("%s=%s is not a non-negative integer", key, value)
 	}
 	return n, nil
+}
+
+// tagConflict says how a jsonschema tag's keywords contradict each other or the field's type, "" if they do
+// not: a range that holds no value, a default or an enum value the other keywords refuse, or an enum on a field
+// whose schema cannot hold it. Such a tag reads, but no value, or not its default, would pass.
+func tagConflict(c model.Constraints, t *model.Type, stringify bool) string {
+	list := deref(t)
+	scalar := list
+	if list.Kind == model.Slice || list.Kind == model.Array {
+		scalar = deref(list.Elem)
+	}
+	if stringify && (len(c.Enum) > 0 || c.Default != "") {
+		return "enum and default cannot apply to a field with the ,string option, whose schema is a string: drop them or the option"
+	}
+	lo, hi := c.Minimum, c.Maximum
+	switch {
+	case lo != "" && hi != "" && cmpNumber(lo, hi) > 0:
+		return fmt.Sprintf("minimum %s is greater than maximum %s, so no value passes: swap them", lo, hi)
+	case c.ExclusiveMinimum != "" && c.ExclusiveMaximum != "" && cmpNumber(c.ExclusiveMinimum, c.ExclusiveMaximum) >= 0:
+		return fmt.Sprintf("exclusiveMinimum %s is not less than exclusiveMaximum %s, so no value passes", c.ExclusiveMinimum, c.ExclusiveMaximum)
+	case lo != "" && c.ExclusiveMaximum != "" && cmpNumber(lo, c.ExclusiveMaximum) >= 0:
+		return fmt.Sprintf("minimum %s is not less than exclusiveMaximum %s, so no value passes", lo, c.ExclusiveMaximum)
+	case c.ExclusiveMinimum != "" && hi != "" && cmpNumber(c.ExclusiveMinimum, hi) >= 0:
+		return fmt.Sprintf("exclusiveMinimum %s is not less than maximum %s, so no value passes", c.ExclusiveMinimum, hi)
+	}
+	check := func(what, lit string) string {
+		if problem := refuses(c, scalar, lit); problem != "" {
+			return fmt.Sprintf("%s %s %s", what, lit, problem)
+		}
+		return ""
+	}
+	if c.Default != "" && scalar == list {
+		if len(c.Enum) > 0 && !slices.Contains(c.Enum, c.Default) {
+			return fmt.Sprintf("default %s is not one of the enum values %s: add it or change the default", c.Default, strings.Join(c.Enum, ", "))
+		}
+		if len(scalar.Enum) > 0 && !slices.Contains(scalar.Enum, c.Default) {
+			return fmt.Sprintf("default %s is not a value of %s (%s): use one of them", c.Default, scalar.GoType, strings.Join(scalar.Enum, ", "))
+		}
+		if p := check("default", c.Default); p != "" {
+			return p + ": change the default or the bound"
+		}
+	}
+	for _, e := range c.Enum {
+		if len(scalar.Enum) > 0 && !slices.Contains(scalar.Enum, e) {
+			return fmt.Sprintf("enum value %s is not a value of %s (%s), so it can never pass: drop it", e, scalar.GoType, strings.Join(scalar.Enum, ", "))
+		}
+		if p := check("enum value", e); p != "" {
+			return p + ", so it can never pass: drop it or change the bound"
+		}
+	}
+	return ""
+}
+
+// refuses says why the other keywords of c refuse the JSON literal lit, "" if they accept it.
+func refuses(c model.Constraints, t *model.Type, lit string) string {
+	switch t.Kind {
+	case model.Int, model.Uint, model.Float, model.Number:
+		switch {
+		case c.Minimum != "" && cmpNumber(lit, c.Minimum) < 0:
+			return "is below minimum " + c.Minimum
+		case c.Maximum != "" && cmpNumber(lit, c.Maximum) > 0:
+			return "is above maximum " + c.Maximum
+		case c.ExclusiveMinimum != "" && cmpNumber(lit, c.ExclusiveMinimum) <= 0:
+			return "is not above exclusiveMinimum " + c.ExclusiveMinimum
+		case c.ExclusiveMaximum != "" && cmpNumber(lit, c.ExclusiveMaximum) >= 0:
+			return "is not below exclusiveMaximum " + c.ExclusiveMaximum
+		}
+	case model.String:
+		var s string
+		if json.Unmarshal([]byte(lit), &s) != nil {
+			return ""
+		}
+		n := utf8.RuneCountInString(s)
+		switch {
+		case c.MinLength >= 0 && n < c.MinLength:
+			return fmt.Sprintf("is shorter than minLength %d", c.MinLength)
+		case c.MaxLength >= 0 && n > c.MaxLength:
+			return fmt.Sprintf("is longer than maxLength %d", c.MaxLength)
+		case c.Pattern != "" && !regexp.MustCompile(c.Pattern).MatchString(s):
+			return "does not match the pattern " + c.Pattern
+		}
+	}
+	return ""
+}
+
+// cmpNumber compares two JSON number literals exactly.
+func cmpNumber(a, b string) int {
+	x, okx := new(big.Rat).SetString(a)
+	y, oky := new(big.Rat).SetString(b)
+	if !okx || !oky {
+		return 0
+	}
+	return x.Cmp(y)
+}
+
+// tagKeys are the keys a jsonschema tag knows.
+var tagKeys = []string{"description", "title", "enum", "default", "example", "minimum", "maximum", "exclusiveMinimum",
+	"exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "required", "omitempty"}
+
+// didYouMean suggests the known word closest to a misspelt one, as "; did you mean minimum?", or "" if none is
+// within two edits.
+func didYouMean(word string, known []string) string {
+	best, bestDist := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(word), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "; did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance between two strings, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

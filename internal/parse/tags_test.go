@@ -72,7 +72,8 @@ func TestSchemaTag(t *testing.T) {
 		{tag: "default=true", typ: boolType, check: func(is *is.I, c model.Constraints, _ string, _ *bool) {
 			is.Equal(c.Default, "true")
 		}},
-		{tag: "minimun=1", typ: intType, problem: `unknown key "minimun"`},
+		{tag: "minimun=1", typ: intType, problem: `unknown key "minimun"; did you mean minimum?; known keys: description`},
+		{tag: "colour=blue", typ: intType, problem: `unknown key "colour"; known keys: description`},
 		{tag: "minimum=1", typ: stringType, problem: "minimum applies to numbers, not string"},
 		{tag: "minimum=1.5", typ: intType, problem: "minimum=1.5 does not fit int"},
 		{tag: "maximum=300", typ: int8Type, problem: "maximum=300 does not fit int8"},
@@ -98,20 +99,6 @@ func TestSchemaTag(t *testing.T) {
 			is.Equal(problem, "")
 			tc.check(is, c, desc, req)
 		})
-	}
-}
-
-func TestSuggestName(t *testing.T) {
-	is := is.New(t)
-	for in, want := range map[string]string{
-		"Bad-Name":      "bad_name",
-		"GetHTTPStatus": "get_http_status",
-		"search  tools": "search_tools",
-		"9lives":        "lives",
-		"--":            "tool",
-		"über_tool":     "ber_tool",
-	} {
-		is.Equal(suggestName(in), want)
 	}
 }
 
@@ -149,5 +136,53 @@ func TestValidJSONName(t *testing.T) {
 	is := is.New(t)
 	for name, want := range map[string]bool{"": true, "query": true, "a-b.c": true, "größe": true, "a b": true, `a"b`: false, `a\b`: false, "a\tb": false, "a'b": false} {
 		is.Equal(validJSONName(name), want)
+	}
+}
+
+func TestTagConflict(t *testing.T) {
+	level := &model.Type{Kind: model.String, GoType: "Level", Enum: []string{`"low"`, `"high"`}}
+	for _, tc := range []struct {
+		tag       string
+		typ       *model.Type
+		stringify bool
+		want      string // a prefix; "" for no conflict
+	}{
+		{"minimum=1,maximum=100,default=20", intType, false, ""},
+		{"minimum=100,maximum=1", intType, false, "minimum 100 is greater than maximum 1"},
+		{"minimum=1,maximum=1", intType, false, ""},
+		{"exclusiveMinimum=1,exclusiveMaximum=1", floatType, false, "exclusiveMinimum 1 is not less than exclusiveMaximum 1"},
+		{"minimum=1,exclusiveMaximum=1", floatType, false, "minimum 1 is not less than exclusiveMaximum 1"},
+		{"exclusiveMinimum=2,maximum=1.5", floatType, false, "exclusiveMinimum 2 is not less than maximum 1.5"},
+		{"minimum=0.1,default=0.09999999999999999999", floatType, false, "default 0.09999999999999999999 is below minimum 0.1"},
+		{"exclusiveMinimum=0,default=0", floatType, false, "default 0 is not above exclusiveMinimum 0"},
+		{"maximum=5,default=6", intPtr, false, "default 6 is above maximum 5"},
+		{"enum=a,enum=b,default=c", stringType, false, `default "c" is not one of the enum values "a", "b"`},
+		{"enum=a,enum=b,default=b", stringType, false, ""},
+		{"minLength=3,default=ab", stringType, false, `default "ab" is shorter than minLength 3`},
+		{"maxLength=2,default=abc", stringType, false, `default "abc" is longer than maxLength 2`},
+		{"pattern=^[a-z]+$,default=A1", stringType, false, `default "A1" does not match the pattern`},
+		{"maxLength=2,enum=abc", stringType, false, `enum value "abc" is longer than maxLength 2`},
+		{"minimum=3,enum=1,enum=5", intType, false, "enum value 1 is below minimum 3"},
+		{"default=medium", level, false, `default "medium" is not a value of Level`},
+		{"enum=low,enum=urgent", level, false, `enum value "urgent" is not a value of Level`},
+		{"enum=low", level, false, ""},
+		{"enum=1", intType, true, "enum and default cannot apply to a field with the ,string option"},
+		{"default=1", intType, true, "enum and default cannot apply"},
+		{"minimum=1", intType, true, ""},
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			is := is.New(t)
+			p := &parser{}
+			c, _, _, problem := p.schemaTag(tc.tag, tc.typ)
+			if problem != "" {
+				t.Skipf("the tag does not read: %s", problem)
+			}
+			got := tagConflict(c, tc.typ, tc.stringify)
+			if tc.want == "" {
+				is.Equal(got, "")
+				return
+			}
+			is.True(strings.HasPrefix(got, tc.want)) // got says what conflicts
+		})
 	}
 }

@@ -94,9 +94,7 @@ func (p *parser) readToolsetType(ts *ast.TypeSpec) *ast.FuncDecl {
 	set := &model.Toolset{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc)}
 	fd := p.declareMethod(named)
 	if fd == nil {
-		p.report(ts.Name, "TSH014", Error, fmt.Sprintf(
-			"toolset %s has no Declare method: add func (x *%s) Declare() with one AddTool chain per tool",
-			obj.Name(), obj.Name()))
+		p.report(ts.Name, "TSH014", Error, declareProblem(named, obj.Name()))
 		return nil
 	}
 	set.Tools = p.readDeclare(named, fd, p.isAddTool)
@@ -184,4 +182,21 @@ func (p *parser) isAddTool(call *ast.CallExpr) bool {
 		t = ptr.Elem()
 	}
 	return isToolsetType(t)
+}
+
+// declareProblem says why a toolset has no Declare method the generator can read, and what to write instead.
+func declareProblem(named *types.Named, name string) string {
+	want := fmt.Sprintf("func (x *%s) Declare()", name)
+	for i := range named.NumMethods() {
+		m := named.Method(i)
+		if m.Name() != "Declare" {
+			continue
+		}
+		sig := m.Type().(*types.Signature)
+		if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr {
+			return fmt.Sprintf("toolset %s declares Declare on a value receiver, so its AddTool chains would register on a copy: declare it as %s", name, want)
+		}
+		return fmt.Sprintf("toolset %s's Declare takes parameters or returns results: declare it as %s, with one AddTool chain per tool", name, want)
+	}
+	return fmt.Sprintf("toolset %s has no Declare method: add %s with one AddTool chain per tool", name, want)
 }

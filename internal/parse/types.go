@@ -106,6 +106,8 @@ func (d *describer) describe(t types.Type, path string) *model.Type {
 		return &model.Type{Kind: model.Time, GoType: goType, HasIsZero: true}
 	case isNamed(t, "encoding/json", "RawMessage"):
 		return &model.Type{Kind: model.Raw, GoType: goType, Nullable: true}
+	case isNamed(t, "encoding/json", "Number"):
+		return &model.Type{Kind: model.Number, GoType: goType}
 	}
 	if n, ok := t.(*types.Named); ok {
 		if _, isIface := n.Underlying().(*types.Interface); !isIface && implementsMarshaler(n) {

@@ -363,7 +363,7 @@ func (g *gen) inline(rt *model.Type, path string) (*object, bool, error) {
 		if bits := rt.Bits; bits > 0 && bits < 64 {
 			s.set("maximum", unum(math.MaxUint64>>(64-bits)))
 		}
-	case model.Float:
+	case model.Float, model.Number:
 		s.set("type", str("number"))
 	case model.String:
 		s.set("type", str("string"))

@@ -40,6 +40,9 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 		return storage.Claim{}, fmt.Errorf("memory: conversation %q held by %q until %v: %w",
 			conversationID, c.lease.Owner, c.lease.ExpiresAt, storage.ErrConversationBusy)
 	}
+	// Input queued under an expired claim goes into the conversation now, for
+	// this run to load.
+	s.moveSteering(c, now, storage.Entry{})
 	c.lease = storage.Claim{
 		SettingsID:     settingsID,
 		ConversationID: conversationID,
@@ -97,6 +100,7 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 	if conv == nil || conv.lease.Token != c.Token {
 		return fmt.Errorf("memory: conversation %q: %w", c.ConversationID, storage.ErrClaimLost)
 	}
+	s.moveSteering(conv, s.clock(), storage.Entry{})
 	conv.lease = storage.Claim{}
 	if len(conv.entries) == 0 {
 		delete(s.conversations, key)
@@ -273,33 +277,11 @@ func (s *Store) Delete(ctx context.Context, settingsID, conversationID string) e
 	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.events, key)
 	conv := s.conversations[key]
 	if conv == nil || (len(conv.entries) == 0 && conv.lease.Token == "") {
 		return fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotFound)
 	}
 	delete(s.conversations, key)
 	return nil
-}
-
-// Publish implements [storage.ConversationStore].
-func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) error {
-	if err := ctxErr(ctx); err != nil {
-		return err
-	}
-	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return err
-	}
-	s.hub.Publish(watch.Key{SettingsID: settingsID, ConversationID: conversationID}, cloneBytes(event))
-	return nil
-}
-
-// Watch implements [storage.ConversationStore].
-func (s *Store) Watch(ctx context.Context, settingsID, conversationID string) (<-chan []byte, error) {
-	if err := ctxErr(ctx); err != nil {
-		return nil, err
-	}
-	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return nil, err
-	}
-	return s.hub.Subscribe(ctx, watch.Key{SettingsID: settingsID, ConversationID: conversationID}, nil), nil
 }

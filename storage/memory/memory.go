@@ -6,6 +6,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"time"
@@ -21,8 +22,10 @@ type Store struct {
 	mu            sync.Mutex
 	settings      map[docKey]storage.Document
 	conversations map[watch.Key]*conversation
+	events        map[watch.Key]*eventLog
 
-	hub watch.Hub
+	eventHub watch.Hub // signals new events
+	steerHub watch.Hub // signals queued steering input
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -36,7 +39,8 @@ type conversation struct {
 	lastSummary int // index into entries of the last summary, or -1
 	createdAt   time.Time
 	updatedAt   time.Time
-	lease       storage.Claim // zero Token: no lease
+	lease       storage.Claim     // zero Token: no lease
+	steering    []json.RawMessage // queued by Steer, not yet in entries
 }
 
 // stored is an entry with the schema version it was written with.
@@ -61,6 +65,7 @@ func NewWithOptions(opts *Options) *Store {
 		now:           time.Now,
 		settings:      make(map[docKey]storage.Document),
 		conversations: make(map[watch.Key]*conversation),
+		events:        make(map[watch.Key]*eventLog),
 	}
 	if opts != nil && opts.Now != nil {
 		s.now = opts.Now

@@ -117,8 +117,15 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: cursor.Token()}
 	b := tenantBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
+	// Input queued under an expired claim goes into the conversation now,
+	// for this run to load.
+	queueMove(b, c, false, storage.Entry{})
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&c.ExpiresAt)
+		if err := br.QueryRow().Scan(&c.ExpiresAt); err != nil {
+			return err
+		}
+		_, err := readMoved(br)
+		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storage.Claim{}, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
@@ -167,9 +174,24 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 		return err
 	}
 	b := tenantBatch(c.SettingsID)
+	// The queued steering input goes into the conversation first, so none is
+	// left behind without a run to take it (see qLockLease).
+	b.Queue(qLockLease, c.SettingsID, c.ConversationID, c.Token, true)
+	queueMove(b, c, true, storage.Entry{})
 	b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token)
 	b.Queue(qDropUnwritten, c.SettingsID, c.ConversationID)
-	n, err := s.sendExec(ctx, b)
+	var n int64
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if _, err := readMoved(br); err != nil {
+			return err
+		}
+		tag, err := br.Exec()
+		n = tag.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return wrap("release", err)
 	}
@@ -420,11 +442,13 @@ func (s *Store) Delete(ctx context.Context, settingsID, conversationID string) e
 	}
 	b := tenantBatch(settingsID)
 	b.Queue(qDeleteEvents, settingsID, conversationID)
+	b.Queue(qDeleteEventHead, settingsID, conversationID)
+	b.Queue(qDeleteSteering, settingsID, conversationID)
 	b.Queue(qDeleteEntries, settingsID, conversationID)
 	b.Queue(qDeleteConversation, settingsID, conversationID)
 	var n int64
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		for range 2 {
+		for range 4 {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}

@@ -8,14 +8,14 @@ import (
 
 func TestPayload(t *testing.T) {
 	is := is.New(t)
-	p := string(payloadHeader(kindText, "acme", "c:42")) + `{"delta":"hi"}`
-	is.Equal(p, `t4:acme4:c:42{"delta":"hi"}`)
+	p := string(payloadHeader(kindEvent, "acme", "c:42")) + `17`
+	is.Equal(p, `e4:acme4:c:4217`)
 	kind, key, body, err := parsePayload(p)
 	is.NoErr(err)
-	is.Equal(kind, byte(kindText))
+	is.Equal(kind, byte(kindEvent))
 	is.Equal(key.SettingsID, "acme")
 	is.Equal(key.ConversationID, "c:42")
-	is.Equal(body, `{"delta":"hi"}`)
+	is.Equal(body, `17`)
 	for _, bad := range []string{"", "t", "t9:a1:b", "tx:a", "t-1:a1:b"} {
 		_, _, _, err := parsePayload(bad)
 		is.True(err != nil) // malformed payloads are refused

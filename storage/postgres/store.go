@@ -25,13 +25,15 @@
 // exactly one wins. Append checks the lease and numbers the entries in the
 // same statement that inserts them.
 //
-// # Live events
+// # Live events and steering
 //
-// Publish sends NOTIFY on one channel ([Options.Channel]); Watch LISTENs on a
-// connection of its own, opened on the first watcher and closed after the
-// last, and hands each event to the watchers of its conversation. An event
-// whose notification would pass Postgres's payload limit (8000 bytes) is
-// written to a table and the notification carries its row id instead.
+// Publish stores an event, numbered per conversation, and sends a NOTIFY on
+// one channel ([Options.Channel]) that names the conversation and the
+// event's id; Steer queues steering input and notifies the same way. Watch
+// and WatchSteering LISTEN on a connection of its own, opened on the first
+// watcher and closed after the last. A notification carries no event and no
+// input: the receiver reads them from their tables under its own tenant, so
+// a notification anyone else sends on the channel finds nothing.
 package postgres
 
 import (
@@ -53,7 +55,8 @@ type Store struct {
 	channel        string
 	eventRetention time.Duration
 
-	hub watch.Hub
+	eventHub watch.Hub // signalled by notifications of events
+	steerHub watch.Hub // signalled by notifications of steering input
 
 	mu       sync.Mutex // guards the listener's state
 	watchers int
@@ -69,8 +72,9 @@ type Options struct {
 	// "typeshift_events". Instances that follow each other's runs must use
 	// the same channel.
 	Channel string
-	// EventRetention is how long the body of a large event is kept for
-	// watchers to read; 0 means one minute.
+	// EventRetention is how long an event is kept for watchers that
+	// resume; 0 means five minutes. A conversation keeps at most
+	// storage.MaxEvents events whatever the retention.
 	EventRetention time.Duration
 	// AllowBypassRLS skips the check of New that row-level security binds
 	// the pool's role (see [CheckTenancy]). Set it only for migrations and
@@ -90,7 +94,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error)
 	if pool == nil {
 		return nil, fmt.Errorf("postgres: New: nil pool")
 	}
-	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: time.Minute}
+	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: 5 * time.Minute}
 	if opts != nil {
 		if opts.Channel != "" {
 			s.channel = opts.Channel
@@ -118,7 +122,8 @@ func (s *Store) Close() {
 	if l != nil {
 		l.stop()
 	}
-	s.hub.CloseAll()
+	s.eventHub.CloseAll()
+	s.steerHub.CloseAll()
 }
 
 // setTenant names the transaction's tenant for the row-level security

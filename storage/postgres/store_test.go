@@ -187,7 +187,7 @@ func TestWatchAcrossInstances(t *testing.T) {
 
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ch, err := watcher.Watch(wctx, "tenant", "conv")
+	ch, err := watcher.Watch(wctx, "tenant", "conv", storage.WatchFromNow)
 	is.NoErr(err)
 	big := make([]byte, 20000)
 	for i := range big {
@@ -195,12 +195,14 @@ func TestWatchAcrossInstances(t *testing.T) {
 	}
 	events := [][]byte{[]byte(`{"n":1}`), big, []byte(`{"n":3}`)}
 	for _, e := range events {
-		is.NoErr(publisher.Publish(ctx, "tenant", "conv", e))
+		_, err := publisher.Publish(ctx, "tenant", "conv", e)
+		is.NoErr(err)
 	}
 	for i, want := range events {
 		select {
 		case got := <-ch:
-			is.Equal(string(got), string(want)) // events arrive whole and in order
+			is.Equal(got.ID, int64(i+1))             // ids count the conversation's events
+			is.Equal(string(got.Data), string(want)) // events arrive whole and in order
 		case <-wctx.Done():
 			t.Fatalf("event %d did not arrive", i)
 		}

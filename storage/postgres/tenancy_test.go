@@ -14,7 +14,8 @@ import (
 	"github.com/typeshift-go/typeshift/storage/postgres/pgtest"
 )
 
-var tenantTables = []string{"settings_documents", "conversations", "conversation_entries", "conversation_events"}
+var tenantTables = []string{"settings_documents", "conversations", "conversation_entries", "conversation_events",
+	"conversation_steering", "conversation_event_heads"}
 
 // plantRows writes one row for each of the tenants a and b into every table,
 // behind the store's back.
@@ -29,7 +30,9 @@ func plantRows(t *testing.T, pool *pgxpool.Pool) {
 				`INSERT INTO conversations (settings_id, conversation_id) VALUES ($1, 'c')`,
 				`INSERT INTO conversation_entries (settings_id, conversation_id, seq, type, created_at, schema_version, data)
 					VALUES ($1, 'c', 1, 'input', now(), 1, '{}')`,
-				`INSERT INTO conversation_events (settings_id, conversation_id, body) VALUES ($1, 'c', '\x00')`,
+				`INSERT INTO conversation_events (settings_id, conversation_id, id, body) VALUES ($1, 'c', 1, '\x00')`,
+				`INSERT INTO conversation_event_heads (settings_id, conversation_id, last_id) VALUES ($1, 'c', 1)`,
+				`INSERT INTO conversation_steering (settings_id, conversation_id, data) VALUES ($1, 'c', '"hi"')`,
 			} {
 				if _, err := tx.Exec(ctx, q, tenant); err != nil {
 					return fmt.Errorf("%s: %w", q, err)

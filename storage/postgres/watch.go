@@ -1,15 +1,12 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,22 +14,23 @@ import (
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
 )
 
-// maxPayload is the largest NOTIFY payload sent inline. Postgres refuses
-// payloads of 8000 bytes or more; the margin is for nothing but safety.
+// maxPayload is the largest NOTIFY payload. Postgres refuses payloads of
+// 8000 bytes or more; the margin is for nothing but safety.
 const maxPayload = 7900
 
-// A notification's payload is a kind letter, the two ids each prefixed with
-// its length, and the body:
+// A notification's payload says what happened and to which conversation,
+// never what: a kind letter, the two ids each prefixed with its length, and
+// the id of the row that was written:
 //
-//	t 5:acme 4:c-42 {"delta":"hi"}     the event itself, valid UTF-8 without NUL
-//	b 5:acme 4:c-42 AAEC/w==           the event in base64
-//	p 5:acme 4:c-42 1234               the id of a conversation_events row
+//	e 5:acme 4:c-42 17     event 17 of the conversation was published
+//	s 5:acme 4:c-42 1234   steering input was queued
 //
-// (without the spaces). Lengths make any id safe to carry.
+// (without the spaces). Lengths make any id safe to carry. A receiver reads
+// the rows themselves under the tenant the watcher named, so a notification
+// from anyone else on the channel finds nothing it may read.
 const (
-	kindText    = 't'
-	kindBase64  = 'b'
-	kindPointer = 'p'
+	kindEvent    = 'e'
+	kindSteering = 's'
 )
 
 func payloadHeader(kind byte, settingsID, conversationID string) []byte {
@@ -46,7 +44,17 @@ func payloadHeader(kind byte, settingsID, conversationID string) []byte {
 	return append(h, conversationID...)
 }
 
-// parsePayload reads a payload made by Publish.
+// notifyHeader returns the payload's header, or ErrInvalid when the ids are
+// too long for a notification.
+func (s *Store) notifyHeader(kind byte, settingsID, conversationID string) (string, error) {
+	h := payloadHeader(kind, settingsID, conversationID)
+	if len(h)+20 > maxPayload {
+		return "", fmt.Errorf("postgres: ids too long for a notification: %w", storage.ErrInvalid)
+	}
+	return string(h), nil
+}
+
+// parsePayload reads a payload made by payloadHeader and a row id.
 func parsePayload(p string) (kind byte, key watch.Key, body string, err error) {
 	if p == "" {
 		return 0, key, "", errors.New("empty payload")
@@ -65,83 +73,128 @@ func parsePayload(p string) (kind byte, key watch.Key, body string, err error) {
 }
 
 const (
-	qNotify = `SELECT pg_notify($1, $2)`
-
-	// qPublishPointer stores a large event and notifies its id; the
+	// qPublish numbers the event after the conversation's last one and
+	// stores it. The upsert's row lock orders the publishers of one
+	// conversation, so events commit in the order of their ids. The
 	// notification goes out when the transaction commits, after the row is
 	// visible.
-	qPublishPointer = `WITH ev AS (
-	INSERT INTO conversation_events (settings_id, conversation_id, body) VALUES ($1, $2, $3) RETURNING id
+	qPublish = `WITH head AS (
+	INSERT INTO conversation_event_heads AS h (settings_id, conversation_id, last_id) VALUES ($1, $2, 1)
+	ON CONFLICT (settings_id, conversation_id) DO UPDATE SET last_id = h.last_id + 1
+	RETURNING last_id
+), ev AS (
+	INSERT INTO conversation_events (settings_id, conversation_id, id, body)
+	SELECT $1, $2, last_id, $3 FROM head
+	RETURNING id
 )
-SELECT pg_notify($4, $5 || ev.id::text) FROM ev`
+SELECT id, pg_notify($4, $5 || id::text) FROM ev`
 
+	// qPruneOld keeps the conversation's latest $3 events.
+	qPruneOld = `DELETE FROM conversation_events
+WHERE settings_id = $1 AND conversation_id = $2 AND id <= (
+	SELECT last_id FROM conversation_event_heads WHERE settings_id = $1 AND conversation_id = $2) - $3::bigint`
+
+	// qPruneEvents drops the tenant's events older than the retention.
 	qPruneEvents = `DELETE FROM conversation_events
 WHERE settings_id = $1 AND created_at < now() - $2::bigint * interval '1 microsecond'`
 
-	qEventBody = `SELECT body FROM conversation_events WHERE settings_id = $1 AND id = $2`
+	qEventHead = `SELECT coalesce(max(last_id), 0) FROM conversation_event_heads
+WHERE settings_id = $1 AND conversation_id = $2`
+
+	qReadEvents = `SELECT id, body FROM conversation_events
+WHERE settings_id = $1 AND conversation_id = $2 AND id > $3
+ORDER BY id LIMIT $4`
+
+	qDeleteEventHead = `DELETE FROM conversation_event_heads WHERE settings_id = $1 AND conversation_id = $2`
 )
 
-// Publish implements [storage.ConversationStore]. Small events travel in the
-// notification; larger ones are written to conversation_events, which
-// Publish prunes of rows older than [Options.EventRetention].
-func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) error {
+// Publish implements [storage.ConversationStore]. The event is stored, and
+// the notification carries its id only. Publish prunes the conversation's
+// events beyond [storage.MaxEvents] and the tenant's older than
+// [Options.EventRetention], in the same round trip.
+func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) (int64, error) {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return err
+		return 0, err
 	}
-	if utf8.Valid(event) && bytes.IndexByte(event, 0) < 0 {
-		p := payloadHeader(kindText, settingsID, conversationID)
-		if len(p)+len(event) <= maxPayload {
-			_, err := s.pool.Exec(ctx, qNotify, s.channel, string(append(p, event...)))
-			return wrap("publish", err)
-		}
-	} else if p := payloadHeader(kindBase64, settingsID, conversationID); len(p)+base64.StdEncoding.EncodedLen(len(event)) <= maxPayload {
-		p = base64.StdEncoding.AppendEncode(p, event)
-		_, err := s.pool.Exec(ctx, qNotify, s.channel, string(p))
-		return wrap("publish", err)
+	head, err := s.notifyHeader(kindEvent, settingsID, conversationID)
+	if err != nil {
+		return 0, err
 	}
-	head := payloadHeader(kindPointer, settingsID, conversationID)
-	if len(head)+20 > maxPayload {
-		return fmt.Errorf("postgres: publish: ids too long for a notification: %w", storage.ErrInvalid)
+	if event == nil {
+		event = []byte{}
 	}
 	b := tenantBatch(settingsID)
+	b.Queue(qPublish, settingsID, conversationID, event, s.channel, head)
+	b.Queue(qPruneOld, settingsID, conversationID, int64(storage.MaxEvents))
 	b.Queue(qPruneEvents, settingsID, s.eventRetention.Microseconds())
-	b.Queue(qPublishPointer, settingsID, conversationID, event, s.channel, string(head))
-	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
+	var id int64
+	err = s.send(ctx, b, func(br pgx.BatchResults) error {
+		var ignored string
+		if err := br.QueryRow().Scan(&id, &ignored); err != nil {
 			return err
 		}
-		_, err := br.Exec()
-		return err
+		for range 2 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
-	return wrap("publish", err)
+	if err != nil {
+		return 0, wrap("publish", err)
+	}
+	return id, nil
 }
 
 // Watch implements [storage.ConversationStore]. The first watcher of a Store
 // opens a connection that LISTENs; it is closed when the last watcher ends.
-// Events published while that connection is being re-established after a
-// failure are lost to the watchers.
-func (s *Store) Watch(ctx context.Context, settingsID, conversationID string) (<-chan []byte, error) {
+// Each notification that names the conversation makes the watcher read the
+// events after the last it returned, from the table, under its tenant; after
+// the listener reconnects every watcher reads once, so events published
+// meanwhile are not lost while they are kept.
+func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, after int64) (<-chan storage.Event, error) {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	ctx, cancel := context.WithCancel(ctx)
+	signals, err := s.subscribe(ctx, &s.eventHub, key)
+	if err != nil {
+		cancel()
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errors.New("postgres: watch: store closed")
-	}
-	if s.listen == nil {
-		l, err := s.startListener(ctx)
-		if err != nil {
-			return nil, wrap("watch", err)
-		}
-		s.listen = l
-	}
-	s.watchers++
-	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
-	return s.hub.Subscribe(ctx, key, func(int) { s.watcherDone() }), nil
+	return watch.Follow(ctx, signals, after, cancel, watch.Source{
+		Head: func(ctx context.Context) (int64, error) {
+			var head int64
+			b := tenantBatch(settingsID)
+			b.Queue(qEventHead, settingsID, conversationID)
+			err := s.send(ctx, b, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&head) })
+			return head, err
+		},
+		Read: func(ctx context.Context, after int64, limit int) ([]storage.Event, error) {
+			ctx, cancel := context.WithTimeout(ctx, readTimeout)
+			defer cancel()
+			var out []storage.Event
+			b := tenantBatch(settingsID)
+			b.Queue(qReadEvents, settingsID, conversationID, after, limit)
+			err := s.send(ctx, b, func(br pgx.BatchResults) error {
+				rows, err := br.Query()
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				for rows.Next() {
+					var e storage.Event
+					if err := rows.Scan(&e.ID, &e.Data); err != nil {
+						return err
+					}
+					out = append(out, e)
+				}
+				return rows.Err()
+			})
+			return out, err
+		},
+	})
 }
 
 // watcherDone stops the listener after the last watcher.
@@ -225,6 +278,10 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, done chan struct
 				continue
 			}
 			conn, pause = c, 50*time.Millisecond
+			// Notifications sent while no connection listened are lost: every
+			// watcher looks once for what it missed.
+			s.eventHub.SignalAll()
+			s.steerHub.SignalAll()
 		}
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -235,39 +292,23 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, done chan struct
 			conn = nil
 			continue
 		}
-		s.deliver(ctx, n.Payload)
+		s.deliver(n.Payload)
 	}
 }
 
-// deliver decodes one notification and publishes it to the hub, reading the
-// body of a large event from its row. Payloads it cannot read are dropped:
-// they come from another program on the channel or a newer version.
-func (s *Store) deliver(ctx context.Context, payload string) {
-	kind, key, body, err := parsePayload(payload)
-	if err != nil || !s.hub.Has(key) {
+// deliver signals the watchers of the conversation a notification names.
+// It trusts nothing in it: a watcher reads what the store holds, under its
+// own tenant. Payloads it cannot parse are dropped: they come from another
+// program on the channel or a newer version.
+func (s *Store) deliver(payload string) {
+	kind, key, _, err := parsePayload(payload)
+	if err != nil {
 		return
 	}
 	switch kind {
-	case kindText:
-		s.hub.Publish(key, []byte(body))
-	case kindBase64:
-		ev, err := base64.StdEncoding.DecodeString(body)
-		if err == nil {
-			s.hub.Publish(key, ev)
-		}
-	case kindPointer:
-		id, err := strconv.ParseInt(body, 10, 64)
-		if err != nil {
-			return
-		}
-		var ev []byte
-		b := tenantBatch(key.SettingsID)
-		b.Queue(qEventBody, key.SettingsID, id)
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		err = s.send(qctx, b, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&ev) })
-		if err == nil {
-			s.hub.Publish(key, ev)
-		}
+	case kindEvent:
+		s.eventHub.Signal(key)
+	case kindSteering:
+		s.steerHub.Signal(key)
 	}
 }

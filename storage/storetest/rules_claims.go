@@ -1,11 +1,8 @@
 package storetest
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -167,67 +164,6 @@ func ruleConcurrentAppends(r *rec) {
 		}
 		if part == 1 || n%2 == 0 {
 			next[w]++
-		}
-	}
-}
-
-func ruleWatch(r *rec) {
-	s := r.s
-	sid := r.tenant("a")
-	id := r.conv(sid, "watched")
-	other := r.conv(sid, "other")
-	otherTenant := r.tenant("b")
-	r.conv(otherTenant, id)
-
-	ctx, cancel := context.WithTimeout(r.ctx, 3*time.Second)
-	defer cancel()
-	watchCtx, stop := context.WithCancel(ctx)
-	ch, err := s.Watch(watchCtx, sid, id)
-	if !r.ok(err, "Watch") {
-		stop()
-		return
-	}
-	big := []byte(`{"text":"` + strings.Repeat("lorem ipsum ", 6000) + `"}`) // beyond a NOTIFY payload
-	binary := []byte{0, 1, 2, 0xff, 0xfe, '\n', 0}
-	events := [][]byte{[]byte(`{"delta":"a"}`), big, []byte(`{"delta":"b"}`), binary, {}}
-	// Noise that the watcher must not see.
-	r.ok(s.Publish(ctx, sid, other, []byte(`"other conversation"`)), "Publish to another conversation")
-	r.ok(s.Publish(ctx, otherTenant, id, []byte(`"other tenant"`)), "Publish to another tenant")
-	for _, e := range events {
-		if !r.ok(s.Publish(ctx, sid, id, e), "Publish") {
-			stop()
-			return
-		}
-	}
-	for i, want := range events {
-		select {
-		case got, ok := <-ch:
-			if !r.truef(ok, "watch closed after %d of %d events", i, len(events)) {
-				stop()
-				return
-			}
-			if !r.truef(bytes.Equal(got, want), "event %d: got %d bytes %.40q, want %d bytes %.40q", i, len(got), got, len(want), want) {
-				stop()
-				return
-			}
-		case <-ctx.Done():
-			r.failf("event %d of %d did not arrive in time", i, len(events))
-			stop()
-			return
-		}
-	}
-	stop()
-	// The channel closes once the watch's context ends, with nothing else on it.
-	for {
-		select {
-		case got, ok := <-ch:
-			if !ok {
-				return
-			}
-			r.failf("unexpected event after the published ones: %.40q", got)
-		case <-ctx.Done():
-			r.failf("watch channel not closed after its context ended")
-			return
 		}
 	}
 }

@@ -111,7 +111,9 @@ func ruleTextAndIDs(r *rec) {
 		_, err = s.List(ctx, sid, storage.ListOptions{After: "1:" + b.id})
 		r.is(err, storage.ErrInvalid, "List after a cursor whose id is "+b.name)
 		r.is(s.Delete(ctx, sid, b.id), storage.ErrInvalid, "Delete with a conversation id "+b.name)
-		r.is(s.Publish(ctx, sid, b.id, []byte(`{}`)), storage.ErrInvalid, "Publish with a conversation id "+b.name)
+		_, err = s.Publish(ctx, sid, b.id, []byte(`{}`))
+		r.is(err, storage.ErrInvalid, "Publish with a conversation id "+b.name)
+		r.is(s.Steer(ctx, sid, b.id, []byte(`{}`)), storage.ErrInvalid, "Steer with a conversation id "+b.name)
 	}
 	_, err := s.List(ctx, sid, storage.ListOptions{After: "-9223372036854775807:c"})
 	r.is(err, storage.ErrInvalid, "List after a cursor of a time before 4713 BC")

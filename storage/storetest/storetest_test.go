@@ -63,6 +63,9 @@ func TestCheckFindsFaults(t *testing.T) {
 		{"no summaries", fullLoad{memory.New()}, "LoadSinceSummary"},
 		{"failing appends", storetest.FailFrom(memory.New(), 1, storetest.OpAppend), "AppendOrder"},
 		{"silent watch", silentWatch{memory.New()}, "Watch"},
+		{"dropped steering", droppedSteering{memory.New()}, "SteerTakenOnce"},
+		{"steering without a run", droppedSteering{memory.New()}, "SteerNeedsLiveClaim"},
+		{"watch without resume", forgetfulWatch{memory.New()}, "WatchResume"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,4 +115,16 @@ func (f fullLoad) Load(ctx context.Context, settingsID, conversationID string) (
 // silentWatch drops every published event.
 type silentWatch struct{ *memory.Store }
 
-func (silentWatch) Publish(context.Context, string, string, []byte) error { return nil }
+func (silentWatch) Publish(context.Context, string, string, []byte) (int64, error) { return 1, nil }
+
+// droppedSteering accepts steering input and keeps none of it.
+type droppedSteering struct{ *memory.Store }
+
+func (droppedSteering) Steer(context.Context, string, string, []byte) error { return nil }
+
+// forgetfulWatch never resumes: every watch starts from now.
+type forgetfulWatch struct{ *memory.Store }
+
+func (f forgetfulWatch) Watch(ctx context.Context, settingsID, conversationID string, _ int64) (<-chan storage.Event, error) {
+	return f.Store.Watch(ctx, settingsID, conversationID, storage.WatchFromNow)
+}

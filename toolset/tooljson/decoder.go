@@ -33,12 +33,14 @@ type frame struct {
 // Use NewDecoder, or the zero value and Reset. A Decoder is about 1 KiB and
 // is meant to live on the caller's stack.
 type Decoder struct {
-	data  []byte
-	pos   int
-	err   *Error
-	buf   []byte // scratch for escaped keys and base64 text
-	depth int
-	stack [MaxDepth]frame
+	data []byte
+	pos  int
+	err  *Error
+	buf  []byte // scratch for escaped keys and base64 text
+	// numStart and numEnd delimit the number literal read last, for CompareNumber.
+	numStart, numEnd int32
+	depth            int
+	stack            [MaxDepth]frame
 }
 
 // NewDecoder returns a decoder reading data. It is returned by value so that
@@ -435,4 +437,17 @@ func (d *Decoder) End() {
 	if d.pos < len(d.data) {
 		d.syntax(d.pos, "unexpected data after the top-level value")
 	}
+}
+
+// Duplicate records `duplicate property "path"; give each property once` for
+// the key Field returned last. Like encoding/json/v2, and unlike encoding/json
+// (which keeps the last value), generated decoders refuse an object that
+// names a property twice: schema validators read such objects differently,
+// and a model that repeats a key has most likely made a mistake.
+func (d *Decoder) Duplicate() {
+	if d.err != nil {
+		return
+	}
+	p := d.Path()
+	d.err = &Error{Path: p, Message: "duplicate property " + strconv.Quote(p) + "; give each property once"}
 }

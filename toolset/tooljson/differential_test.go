@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // decodeOne reads in with read, as the whole input.
@@ -24,9 +25,18 @@ func decodeOne[T any](in []byte, read func(d *Decoder) T) (T, error) {
 // does, with the same value. Null, which the readers reject on purpose, and
 // nesting beyond MaxDepth are left out.
 func agreeOne[T any](in []byte, read func(d *Decoder) T, equal func(a, b T) bool) error {
+	return agreeValid(in, read, equal, nil)
+}
+
+// agreeValid is agreeOne where the reference also requires valid(in), as
+// schema validation does for a time's "date-time" format.
+func agreeValid[T any](in []byte, read func(d *Decoder) T, equal func(a, b T) bool, valid func([]byte) bool) error {
 	got, err := decodeOne(in, read)
 	var want T
 	jerr := json.Unmarshal(in, &want)
+	if jerr == nil && valid != nil && !valid(in) {
+		jerr = fmt.Errorf("not valid as the schema says")
+	}
 	if err != nil && strings.Contains(err.Error(), "nested too deeply") {
 		return nil
 	}
@@ -43,6 +53,16 @@ func agreeOne[T any](in []byte, read func(d *Decoder) T, equal func(a, b T) bool
 		return fmt.Errorf("%T: %q: got %#v, encoding/json %#v", want, in, got, want)
 	}
 	return nil
+}
+
+// schemaDateTime reports whether in is a JSON string that JSON Schema's
+// "date-time" format accepts, as jsonschema/v6 checks it.
+func schemaDateTime(in []byte) bool {
+	var v any
+	if json.Unmarshal(in, &v) != nil {
+		return false
+	}
+	return dateTimeFormat.Validate(v) == nil
 }
 
 func isNull(in []byte) bool {
@@ -76,7 +96,7 @@ func agree(in []byte) error {
 		agreeOne(in, func(d *Decoder) float32 { return float32(d.Float(32)) }, func(a, b float32) bool { return eqFloat(float64(a), float64(b)) }),
 		agreeOne(in, func(d *Decoder) float64 { return d.Float(64) }, eqFloat),
 		agreeOne(in, (*Decoder).Bool, eq[bool]),
-		agreeOne(in, (*Decoder).Time, eqTime),
+		agreeValid(in, (*Decoder).Time, eqTime, schemaDateTime),
 		agreeOne(in, func(d *Decoder) json.RawMessage { return d.Raw() }, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }),
 	)
 }
@@ -190,4 +210,19 @@ func TestAppendAgreesWithEncodingJSON(t *testing.T) {
 	b, err = AppendFallback([]byte("x"), func() {})
 	is.True(err != nil)
 	is.Equal(string(b), "x")
+}
+
+// dateTimeFormat checks JSON Schema's "date-time" format with jsonschema/v6.
+var dateTimeFormat = compileFormat("date-time")
+
+// dateFormat checks JSON Schema's "date" format with jsonschema/v6.
+var dateFormat = compileFormat("date")
+
+func compileFormat(format string) *jsonschema.Schema {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("f.json", map[string]any{"type": "string", "format": format}); err != nil {
+		panic(err)
+	}
+	return c.MustCompile("f.json")
 }

@@ -58,10 +58,16 @@
 //
 // The typed readers ([Decoder.String], [Decoder.Int], [Decoder.Float],
 // [Decoder.Bool], [Decoder.Time], ...) accept the same input as json.Unmarshal
-// into the same Go type and produce the same value, with one exception: they
-// reject null, so that the model learns a required value is missing. For
-// optional fields generated code calls [Decoder.Null] first, which is what
-// encoding/json does with null (it leaves the field alone).
+// into the same Go type and produce the same value, with these exceptions:
+// they reject null, so that the model learns a required value is missing
+// (for optional fields generated code calls [Decoder.Null] first, which is
+// what encoding/json does with null: it leaves the field alone);
+// [Decoder.Time] takes only the RFC 3339 form that JSON Schema's date-time
+// format accepts too; [Decoder.Number] takes a number, not a string holding
+// one. Generated code also refuses a property given twice
+// ([Decoder.Duplicate]), settles float bounds on the literal as written
+// ([Decoder.CompareNumber]) and checks the date-time and date formats of
+// strings ([IsDateTime], [IsDate]).
 //
 // The decoder allocates only for what it returns: a string without escapes
 // costs one allocation, an empty one none, and errors allocate only when they

@@ -222,3 +222,115 @@ func appendRFC3339(b []byte, t time.Time) ([]byte, bool) {
 	b = append(b, ':')
 	return append2(b, zone%60), true
 }
+
+// rfc3339Form reports whether s is a date-time in the one form of RFC 3339
+// that time.Time.UnmarshalJSON and JSON Schema's "date-time" format both
+// accept: 2006-01-02T15:04:05, an optional fraction of one or more digits,
+// then Z or an offset such as +01:00, with every field in range (a second of
+// 60, a lowercase t or z, an offset of 24 hours or more and the lax forms
+// the time package's fallback parser also takes, such as a one-digit hour
+// or a comma before the fraction, are refused). Every time of this form can
+// be written back as it was read.
+func rfc3339Form(s []byte) bool {
+	if len(s) < len("2006-01-02T15:04:05Z") {
+		return false
+	}
+	if s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return false
+	}
+	hi, lo := digits2(s[0], s[1]), digits2(s[2], s[3])
+	month, day := digits2(s[5], s[6]), digits2(s[8], s[9])
+	hour, minute, sec := digits2(s[11], s[12]), digits2(s[14], s[15]), digits2(s[17], s[18])
+	if hi < 0 || lo < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(hi*100+lo, month) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return false
+	}
+	rest := s[19:]
+	if len(rest) > 0 && rest[0] == '.' {
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	return validZone(rest, 'Z')
+}
+
+// validZone reports whether s is "Z" (or lower, when lower is 'z') or an
+// offset ±hh:mm with hh at most 23 and mm at most 59.
+func validZone(s []byte, lower byte) bool {
+	if len(s) == 1 {
+		return s[0] == 'Z' || s[0] == lower
+	}
+	if len(s) != len("+07:00") || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
+		return false
+	}
+	h, m := digits2(s[1], s[2]), digits2(s[4], s[5])
+	return h >= 0 && h <= 23 && m >= 0 && m <= 59
+}
+
+// IsDateTime reports whether s is a date-time as RFC 3339 (section 5.6)
+// defines it and JSON Schema's "date-time" format checks it: the separators
+// t and z may be lowercase, and a leap second (:60) is allowed at 23:59 UTC.
+// Generated code checks string fields tagged format=date-time with it.
+func IsDateTime(s string) bool {
+	if len(s) < len("2006-01-02T15:04:05Z") || (s[10] != 'T' && s[10] != 't') {
+		return false
+	}
+	return IsDate(s[:10]) && isTimeOfDay(s[11:])
+}
+
+// IsDate reports whether s is a full-date of RFC 3339, such as 2006-01-02,
+// naming a day that exists, as JSON Schema's "date" format checks it.
+// Generated code checks string fields tagged format=date with it.
+func IsDate(s string) bool {
+	if len(s) != len("2006-01-02") || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	hi, lo := digits2(s[0], s[1]), digits2(s[2], s[3])
+	month, day := digits2(s[5], s[6]), digits2(s[8], s[9])
+	return hi >= 0 && lo >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(hi*100+lo, month)
+}
+
+// isTimeOfDay reports whether s is a full-time of RFC 3339: hh:mm:ss, an
+// optional fraction, and a zone; a second of 60 only where the time is
+// 23:59 in UTC.
+func isTimeOfDay(s string) bool {
+	if len(s) < len("15:04:05Z") || s[2] != ':' || s[5] != ':' {
+		return false
+	}
+	h, m, sec := digits2(s[0], s[1]), digits2(s[3], s[4]), digits2(s[6], s[7])
+	if h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60 {
+		return false
+	}
+	rest := s[8:]
+	if len(rest) > 0 && rest[0] == '.' {
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	if !validZone([]byte(rest), 'z') {
+		return false
+	}
+	if sec == 60 {
+		// The leap second is the last of the day in UTC.
+		utc := h*60 + m
+		if len(rest) == 6 {
+			off := (int(rest[1]-'0')*10+int(rest[2]-'0'))*60 + int(rest[4]-'0')*10 + int(rest[5]-'0')
+			if rest[0] == '+' {
+				off = -off
+			}
+			utc = ((utc+off)%(24*60) + 24*60) % (24 * 60)
+		}
+		return utc == 23*60+59
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package tooljson
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,4 +152,59 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestDateTimeFormats checks IsDateTime and IsDate against jsonschema/v6's
+// "date-time" and "date" formats on edge cases.
+func TestDateTimeFormats(t *testing.T) {
+	for _, s := range []string{
+		"2026-11-29T22:30:00Z", "2026-11-29t22:30:00z", "2026-11-29T22:30:00.5+05:30", "2026-12-31T23:59:60Z",
+		"2026-12-31T22:59:60-01:00", "2026-12-31T23:59:60+01:00", "2026-12-31T00:59:60+01:00", "2026-12-31T12:00:60Z",
+		"2026-11-29T22:30:00+24:00", "2026-11-29T22:30:00+23:60", "2026-11-29T22:30:00.Z", "2026-11-29T22:30:00,5Z",
+		"2026-02-29T00:00:00Z", "2024-02-29T00:00:00Z", "0000-02-29T00:00:00Z", "2026-11-29 22:30:00Z",
+		"2026-11-29T22:30:00", "2026-11-29T2:30:00Z", "2026-11-29", "2026-1-29", "2026-13-01", "2026-04-31", "",
+		"2026-11-29T22:30:00.123456789123Z", "2026-11-29T22:30:00+0530",
+	} {
+		if got, want := IsDateTime(s), dateTimeFormat.Validate(s) == nil; got != want {
+			t.Errorf("IsDateTime(%q) = %v, jsonschema says %v", s, got, want)
+		}
+		if got, want := IsDate(s), dateFormat.Validate(s) == nil; got != want {
+			t.Errorf("IsDate(%q) = %v, jsonschema says %v", s, got, want)
+		}
+	}
+}
+
+// FuzzDateTimeFormats holds IsDateTime and IsDate to jsonschema/v6, apart
+// from its reading of a sign as a digit ("+1:00:00"), which RFC 3339 does not
+// allow; and checks that what the time reader accepts both time.Time and the
+// format accept.
+func FuzzDateTimeFormats(f *testing.F) {
+	f.Add("2026-12-31T23:59:60Z")
+	f.Add("2026-11-29t22:30:00.5+05:30")
+	f.Add("2026-02-29")
+	f.Fuzz(func(t *testing.T, s string) {
+		signed := strings.ContainsAny(s, "+-") && strings.IndexAny(s, "+-") != 4
+		if got, want := IsDateTime(s), dateTimeFormat.Validate(s) == nil; got != want && !(signed && want) {
+			t.Fatalf("IsDateTime(%q) = %v, jsonschema says %v", s, got, want)
+		}
+		if got, want := IsDate(s), dateFormat.Validate(s) == nil; got != want {
+			t.Fatalf("IsDate(%q) = %v, jsonschema says %v", s, got, want)
+		}
+		in, _ := json.Marshal(s)
+		d := NewDecoder(in)
+		got := d.Time()
+		if d.Err() != nil {
+			return
+		}
+		var want time.Time
+		if err := want.UnmarshalJSON(in); err != nil || !IsDateTime(s) {
+			t.Fatalf("%q: Time accepted, UnmarshalJSON says %v, IsDateTime %v", s, err, IsDateTime(s))
+		}
+		if !got.Equal(want) {
+			t.Fatalf("%q: got %v, want %v", s, got, want)
+		}
+		if !TimeOK(got) {
+			t.Fatalf("%q: accepted a time that cannot be written back", s)
+		}
+	})
 }

@@ -23,8 +23,14 @@ func (d *Decoder) Bool() bool {
 	return false
 }
 
-// Time reads an RFC 3339 date-time string, accepting exactly what
-// time.Time.UnmarshalJSON accepts (which, like it, means no escapes).
+// Time reads an RFC 3339 date-time string such as "2006-01-02T15:04:05Z" or
+// "2006-01-02T15:04:05.5+01:00". It accepts what time.Time.UnmarshalJSON
+// accepts and JSON Schema's "date-time" format accepts too, and returns the
+// value UnmarshalJSON returns: the lax forms only the time package takes (a
+// one-digit hour, a comma before the fraction, an offset of 24 hours or
+// more) and the ones only RFC 3339 takes (a lowercase t or z, a leap second)
+// are refused, as are escapes. So every time it returns can be written back
+// by time.Time.MarshalJSON.
 func (d *Decoder) Time() time.Time {
 	c, ok := d.begin()
 	if !ok {
@@ -43,7 +49,7 @@ func (d *Decoder) Time() time.Time {
 		return t
 	}
 	var t time.Time
-	if err := t.UnmarshalJSON(d.data[start:d.pos]); err != nil {
+	if !rfc3339Form(d.data[start+1:d.pos-1]) || t.UnmarshalJSON(d.data[start:d.pos]) != nil {
 		d.failValue("must be a date-time string in RFC 3339 format, such as \"2006-01-02T15:04:05Z\", got " +
 			shorten(d.data[start:d.pos]))
 		return time.Time{}

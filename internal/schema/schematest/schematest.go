@@ -4,7 +4,9 @@ package schematest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +33,8 @@ func Compile(doc []byte) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertVocabs()
+	// Generated decoders check the date-time and date formats, so the reference checks them too.
+	c.AssertFormat()
 	const loc = "mem://tool/schema.json"
 	if err := c.AddResource(loc, v); err != nil {
 		return nil, fmt.Errorf("add schema: %w", err)
@@ -64,4 +68,58 @@ func Short(err error) string {
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
+}
+
+// HasDuplicateKeys reports whether the valid JSON document data has an object that names a key twice, outside the
+// values of the top-level properties named in opaque (a json.RawMessage or any field, which generated decoders
+// keep as they are). Generated decoders refuse such documents; schema validation and encoding/json read them,
+// keeping the last value.
+func HasDuplicateKeys(data []byte, opaque ...string) bool {
+	if !json.Valid(data) {
+		// The token reader would not move past a syntax error; invalid JSON has no keys to speak of.
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var walk func(depth int) bool
+	walk = func(depth int) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				key, _ := k.(string)
+				if seen[key] {
+					return true
+				}
+				seen[key] = true
+				if depth == 0 && slices.Contains(opaque, key) {
+					var skip json.RawMessage
+					if dec.Decode(&skip) != nil {
+						return false
+					}
+					continue
+				}
+				if walk(depth + 1) {
+					return true
+				}
+			}
+			dec.Token()
+		case json.Delim('['):
+			for dec.More() {
+				if walk(depth + 1) {
+					return true
+				}
+			}
+			dec.Token()
+		}
+		return false
+	}
+	return walk(0)
 }

@@ -1,6 +1,10 @@
-// Package watch fans the events of a conversation out to its watchers in one
-// process. The memory store publishes into it directly; the Postgres store
-// feeds it from LISTEN.
+// Package watch tells the watchers of a conversation in one process that
+// something happened to it, and follows a conversation's stored events. The
+// memory store signals directly; the Postgres store signals from LISTEN.
+//
+// A signal carries nothing: whoever receives one reads what the store holds,
+// under the tenant it watches. A forged or repeated signal makes a reader
+// look once and find nothing new.
 package watch
 
 import (
@@ -8,16 +12,11 @@ import (
 	"sync"
 )
 
-// Buffer is how many events a watcher may fall behind before it is closed.
-// Closing (instead of blocking the publisher or dropping events silently)
-// tells the watcher it missed something: it can reload and watch again.
-const Buffer = 256
-
 // Key names a conversation of a tenant.
 type Key struct{ SettingsID, ConversationID string }
 
 type watcher struct {
-	ch     chan []byte
+	ch     chan struct{}
 	closed bool
 }
 
@@ -28,10 +27,12 @@ type Hub struct {
 	count    int
 }
 
-// Subscribe registers a watcher of key until ctx ends; onDone, if not nil,
+// Subscribe registers a watcher of key until ctx ends, and returns the
+// channel its signals arrive on, closed when ctx ends. Signals are
+// coalesced: one waiting signal stands for any number. onDone, if not nil,
 // runs after the watcher is removed, with the number of watchers left.
-func (h *Hub) Subscribe(ctx context.Context, key Key, onDone func(left int)) <-chan []byte {
-	w := &watcher{ch: make(chan []byte, Buffer)}
+func (h *Hub) Subscribe(ctx context.Context, key Key, onDone func(left int)) <-chan struct{} {
+	w := &watcher{ch: make(chan struct{}, 1)}
 	h.mu.Lock()
 	if h.watchers == nil {
 		h.watchers = make(map[Key]map[*watcher]struct{})
@@ -82,30 +83,42 @@ func (h *Hub) Len() int {
 	return h.count
 }
 
-// Has reports whether key has a watcher, so a publisher can skip work.
+// Has reports whether key has a watcher, so a signaller can skip work.
 func (h *Hub) Has(key Key) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.watchers[key]) > 0
 }
 
-// Publish hands event to every watcher of key. It never blocks: a watcher
-// whose buffer is full is closed. The event must not be changed afterwards;
-// watchers share it.
-func (h *Hub) Publish(key Key, event []byte) {
+// Signal tells every watcher of key that something happened. It never
+// blocks.
+func (h *Hub) Signal(key Key) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.watchers[key] {
-		if w.closed {
-			continue
+		w.signal()
+	}
+}
+
+// SignalAll signals every watcher of every conversation, as after signals
+// may have been missed.
+func (h *Hub) SignalAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, set := range h.watchers {
+		for w := range set {
+			w.signal()
 		}
-		select {
-		case w.ch <- event:
-		default:
-			// Too far behind: close it now; the ctx goroutine unregisters it.
-			w.closed = true
-			close(w.ch)
-		}
+	}
+}
+
+func (w *watcher) signal() {
+	if w.closed {
+		return
+	}
+	select {
+	case w.ch <- struct{}{}:
+	default: // one is waiting already
 	}
 }
 

@@ -16,6 +16,15 @@ const benchArgs = `{"query":"printer toner","limit":10,"include_closed":true,` +
 	`"filter":{"statuses":["open","pending"],"assignee":"kim"},` +
 	`"since":"2026-03-01T00:00:00Z","tags":["hardware","printer"]}`
 
+func fixtureTools(tb testing.TB, f *benchdata.Fixtures) []*toolset.Tool {
+	tb.Helper()
+	tools, err := f.Tools(context.Background(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tools
+}
+
 func searchTool(tb testing.TB, s *benchdata.Search) *toolset.Tool {
 	tb.Helper()
 	tools, err := s.Tools(context.Background(), nil)
@@ -45,9 +54,25 @@ func TestPathsAgree(t *testing.T) {
 		is.NoErr(err)
 		val, err := v.invoke(ctx, s, []byte(args))
 		is.NoErr(err)
+		limit, err := invokeLimit(ctx, s, []byte(args))
+		is.NoErr(err)
 		is.Equal(string(gen), string(hand))
 		is.Equal(string(gen), string(val))
+		is.Equal(string(gen), string(limit))
 	}
+	// The 64 KB arguments decode to the same value on the generated path and the hand-written one.
+	var gotBig, limitBig benchdata.SearchArgs
+	is.NoErr(decodeLimit(bigArgs, &limitBig))
+	f := &benchdata.Fixtures{}
+	for _, ft := range fixtureTools(t, f) {
+		if ft.Name == "record_search" {
+			_, err := ft.Invoke(ctx, &toolset.Call{Arguments: bigArgs})
+			is.NoErr(err)
+			gotBig = f.LastSearch
+		}
+	}
+	is.Equal(len(gotBig.Tags), len(limitBig.Tags))
+	is.True(len(bigArgs) >= 64<<10-64 && len(bigArgs) <= 64<<10)
 	for _, args := range []string{`{"limit":10}`, `{"query":"x","limit":101}`, `{"query":"x","filter":{"statuses":["done"]}}`,
 		`{"query":"x","extra":1}`, `{"query":"x","since":"yesterday"}`} {
 		_, err := tool.Invoke(ctx, &toolset.Call{Arguments: json.RawMessage(args)})
@@ -55,6 +80,8 @@ func TestPathsAgree(t *testing.T) {
 		_, err = invokeByHand(ctx, s, []byte(args))
 		is.True(err != nil)
 		_, err = v.invoke(ctx, s, []byte(args))
+		is.True(err != nil)
+		_, err = invokeLimit(ctx, s, []byte(args))
 		is.True(err != nil)
 	}
 }
@@ -72,6 +99,34 @@ func BenchmarkInvoke(b *testing.B) {
 		b.SetBytes(int64(len(args)))
 		for b.Loop() {
 			if _, err := tool.Invoke(ctx, call); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("physical_limit", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(args)))
+		for b.Loop() {
+			if _, err := invokeLimit(ctx, s, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("generated_64KB", func(b *testing.B) {
+		call := &toolset.Call{ID: "call-1", Name: tool.Name, Arguments: bigArgs}
+		b.ReportAllocs()
+		b.SetBytes(int64(len(bigArgs)))
+		for b.Loop() {
+			if _, err := tool.Invoke(ctx, call); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("physical_limit_64KB", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(bigArgs)))
+		for b.Loop() {
+			if _, err := invokeLimit(ctx, s, bigArgs); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -58,3 +58,11 @@ func (t *Tickets) Direct(ctx context.Context, in Input) error { return nil }
 
 // Chained is registered with a longer chain.
 func (t *Tickets) Chained(ctx context.Context, in Input) error { return nil }
+
+type ByValue struct{ toolset.Toolset } // want `TSH014: toolset ByValue declares Declare on a value receiver, so its AddTool chains would register on a copy: declare it as func \(x \*ByValue\) Declare\(\)`
+
+func (b ByValue) Declare() {}
+
+type WithArgs struct{ toolset.Toolset } // want `TSH014: toolset WithArgs's Declare takes parameters or returns results: declare it as func \(x \*WithArgs\) Declare\(\)`
+
+func (w *WithArgs) Declare(n int) {}

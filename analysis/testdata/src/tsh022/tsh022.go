@@ -4,6 +4,7 @@ package tsh022
 import (
 	"context"
 
+	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -59,3 +60,19 @@ func (t *Tools) Declare() {
 
 // Search searches.
 func (t *Tools) Search(ctx context.Context, in Input) error { return nil }
+
+// Helper is an agent with a tool of its own.
+type Helper struct{ agent.Agent }
+
+func (a *Helper) Declare() {
+	a.AddTool(a.Lookup)
+}
+
+type LookupInput struct {
+	// want +2 `TSH022: input property "key" of tool "lookup" has no description`
+
+	Key string `json:"key"`
+}
+
+// Lookup finds a note.
+func (a *Helper) Lookup(ctx context.Context, in LookupInput) (string, error) { return in.Key, nil }

@@ -103,9 +103,17 @@ type EchoInput struct {
 		From int `json:"from"`
 		To   int `json:"to,omitempty"`
 	} `json:"window,omitzero"`
-	Lang    string `json:"lang,omitempty" jsonschema:"enum=en,enum=de,title=Language,example=en"`
-	Skipped string `json:"-"`
-	Dash    string `json:"-,"`
+	Lang string `json:"lang,omitempty" jsonschema:"enum=en,enum=de,title=Language,example=en"`
+	// Amount is kept as written.
+	Amount json.Number `json:"amount,omitempty" jsonschema:"minimum=0,exclusiveMaximum=1e3"`
+	// Wait is a duration in nanoseconds.
+	Wait time.Duration `json:"wait,omitempty" jsonschema:"minimum=0"`
+	// Day is a calendar date.
+	Day string `json:"day,omitempty" jsonschema:"format=date"`
+	// Ratio is a small float between bounds.
+	Ratio   float32 `json:"ratio,omitempty" jsonschema:"minimum=0.1,maximum=0.5"`
+	Skipped string  `json:"-"`
+	Dash    string  `json:"-,"`
 	NoTag   string
 	hidden  string
 }
@@ -142,7 +150,7 @@ type Stamp struct{ At int }
 
 // MarshalJSON writes the stamp as a string.
 func (s Stamp) MarshalJSON() ([]byte, error) {
-	return json.Marshal("stamp-" + strings.Repeat("x", s.At))
+	return json.Marshal("stamp-" + strings.Repeat("x", max(s.At, 0)%8))
 }
 
 // Kinds reports named kinds back, with a type that marshals itself.

@@ -38,7 +38,7 @@ const fullEcho = `{"id":"req-1","source":"web","note":"n","flag":true,"i8":-128,
 	"f64":0.25,"data":"aGk=","when":"2026-01-02T03:04:05.000000006+01:00","stamp":"2026-01-02T03:04:05Z",
 	"any":{"b":[1,"x",null]},"raw":{"k": [true]},"priority":"high","tags":["a","<b>"],"grid":[1,2],
 	"scores":{"z":1,"a":2},"place":{"lat":1,"lng":2},"places":[{"lat":-90,"lng":180}],"limit":7,
-	"count":"42","ok":"true","window":{"from":1,"to":2},"lang":"de","-":"dash","NoTag":"x"}`
+	"count":"42","ok":"true","window":{"from":1,"to":2},"lang":"de","amount":12.50,"wait":1500,"day":"2024-02-29","ratio":0.25,"-":"dash","NoTag":"x"}`
 
 // TestEchoMatchesEncodingJSON decodes with the generated decoder and encodes with the generated encoder, and
 // checks both against encoding/json on the same value.
@@ -72,7 +72,7 @@ func TestBadArguments(t *testing.T) {
 		{`{` + base + `,"limit":500}`, `"limit" must be at most 10, got 500`},
 		{`{` + base + `,"limit":0}`, `"limit" must be at least 1, got 0`},
 		{`{` + base + `,"priority":"urgent"}`, `"priority" must be one of low, normal, high`},
-		{`{` + base + `,"id2":1}`, `unknown property "id2"; allowed: id, source, note, flag, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, data, when, stamp, any, raw, priority, tags, grid, scores, place, places, limit, count, ok, window, lang, -, NoTag`},
+		{`{` + base + `,"id2":1}`, `unknown property "id2"; allowed: id, source, note, flag, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, data, when, stamp, any, raw, priority, tags, grid, scores, place, places, limit, count, ok, window, lang, amount, wait, day, ratio, -, NoTag`},
 		{`{"id":"A","flag":true,"-":"","NoTag":""}`, `"id" must match the pattern ^[a-z]+-[0-9]+$`},
 		{`{` + base + `,"i8":300}`, `"i8" must be an integer between -128 and 127, got 300`},
 		{`{` + base + `,"f64":1}`, `"f64" must be less than 1, got 1`},
@@ -88,7 +88,20 @@ func TestBadArguments(t *testing.T) {
 		{`{` + base + `,"ok":"yes"}`, `"ok" must be a string holding true or false, got "yes"`},
 		{`{` + base + `,"window":{}}`, `missing required property "window.from"`},
 		{`{` + base + `,"lang":"fr"}`, `"lang" must be one of en, de`},
-		{`{` + base + `,"flag":null}`, `"flag" must be a boolean, got null`},
+		{`{"id":"a-1","flag":null,"-":"","NoTag":""}`, `"flag" must be a boolean, got null`},
+		{`{` + base + `,"flag":false}`, `duplicate property "flag"; give each property once`},
+		{`{` + base + `,"scores":{"a":1,"\u0061":2}}`, `duplicate property "scores.a"; give each property once`},
+		{`{` + base + `,"count":" 42"}`, `"count" must be a string holding an integer, got " 42"`},
+		{`{` + base + `,"count":"42 "}`, `"count" must be a string holding an integer, got "42 "`},
+		{`{` + base + `,"f64":1.00000000000000000001}`, `"f64" must be less than 1, got 1`},
+		{`{` + base + `,"when":"2026-01-02T03:04:05+24:00"}`, `"when" must be a date-time`},
+		{`{` + base + `,"stamp":"2026-01-02T3:04:05Z"}`, `"stamp" must be a date-time in RFC 3339 form`},
+		{`{` + base + `,"amount":"12"}`, `"amount" must be a number, got string`},
+		{`{` + base + `,"amount":1000.0}`, `"amount" must be less than 1e3, got 1000.0`},
+		{`{` + base + `,"amount":-0.0000000000000000000001}`, `"amount" must be at least 0`},
+		{`{` + base + `,"ratio":0.09999999999}`, `"ratio" must be at least 0.1`},
+		{`{` + base + `,"day":"2026-02-30"}`, `"day" must be a date in RFC 3339 form`},
+		{`{` + base + `,"wait":-1}`, `"wait" must be at least 0`},
 		{`{` + base + `,"when":"today"}`, `"when" must be a date-time`},
 		{`[1]`, `arguments must be an object, got array`},
 		{`{` + base + `,}`, `invalid JSON`},
@@ -238,7 +251,7 @@ func TestToolFields(t *testing.T) {
 	echo := m["echo"]
 	is.True(echo.ReadOnly)
 	is.Equal(echo.ID, "github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes.Shapes.echo")
-	is.Equal(echo.Description, "Echo returns its input as it read it.")
+	is.Equal(echo.Description, "Returns its input as it read it.")
 	is.True(json.Valid(echo.Schema))
 	is.True(echo.State != nil)
 }

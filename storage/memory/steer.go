@@ -1,0 +1,180 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/watch"
+)
+
+// Steer implements [storage.ConversationStore]: the input is queued only
+// while a live claim holds the conversation, under the same lock.
+func (s *Store) Steer(ctx context.Context, settingsID, conversationID string, data []byte) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return err
+	}
+	e, err := storage.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
+	if err != nil {
+		return err
+	}
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	s.mu.Lock()
+	conv := s.conversations[key]
+	if conv == nil || conv.lease.Token == "" || !s.clock().Before(conv.lease.ExpiresAt) {
+		s.mu.Unlock()
+		return fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotRunning)
+	}
+	conv.steering = append(conv.steering, cloneBytes(e.Data))
+	s.mu.Unlock()
+	s.steerHub.Signal(key)
+	return nil
+}
+
+// TakeSteering implements [storage.ConversationStore].
+func (s *Store) TakeSteering(ctx context.Context, c storage.Claim, stamp storage.Entry) ([]storage.Entry, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckClaim(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock()
+	conv, err := s.liveLease(c, now)
+	if err != nil {
+		return nil, err
+	}
+	taken := s.moveSteering(conv, now, stamp)
+	for i := range taken {
+		taken[i].Data = cloneBytes(taken[i].Data)
+	}
+	return taken, nil
+}
+
+// moveSteering appends conv's queued steering input to its entries, stamped
+// with stamp's run, agent and author ("user" when empty), and returns the
+// entries appended; s.mu is held.
+func (s *Store) moveSteering(conv *conversation, now time.Time, stamp storage.Entry) []storage.Entry {
+	if len(conv.steering) == 0 {
+		return nil
+	}
+	if stamp.Author == "" {
+		stamp.Author = "user"
+	}
+	if len(conv.entries) == 0 {
+		conv.createdAt = now
+	}
+	if storage.EntrySteering.Touches() {
+		conv.updatedAt = now
+	}
+	out := make([]storage.Entry, len(conv.steering))
+	for i, data := range conv.steering {
+		e := storage.Entry{Seq: int64(len(conv.entries)) + 1, Type: storage.EntrySteering, RunID: stamp.RunID,
+			Agent: stamp.Agent, Author: stamp.Author, Time: now, Data: data}
+		conv.entries = append(conv.entries, stored{Entry: e, schemaVersion: storage.EntrySchemaVersion})
+		out[i] = e
+	}
+	conv.steering = nil
+	return out
+}
+
+// WatchSteering implements [storage.ConversationStore].
+func (s *Store) WatchSteering(ctx context.Context, settingsID, conversationID string) (<-chan struct{}, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return nil, err
+	}
+	return s.steerHub.Subscribe(ctx, watch.Key{SettingsID: settingsID, ConversationID: conversationID}, nil), nil
+}
+
+// eventLog is a conversation's latest events.
+type eventLog struct {
+	head   int64 // the id of the last event published
+	events []storedEvent
+}
+
+type storedEvent struct {
+	storage.Event
+	at time.Time
+}
+
+// EventRetention is how long the memory store keeps an event for watchers
+// that resume, at most [storage.MaxEvents] of a conversation.
+const EventRetention = 5 * time.Minute
+
+// Publish implements [storage.ConversationStore].
+func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) (int64, error) {
+	if err := ctxErr(ctx); err != nil {
+		return 0, err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return 0, err
+	}
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	s.mu.Lock()
+	now := s.clock()
+	l := s.events[key]
+	if l == nil {
+		l = &eventLog{}
+		s.events[key] = l
+	}
+	l.head++
+	l.events = append(l.events, storedEvent{Event: storage.Event{ID: l.head, Data: cloneBytes(event)}, at: now})
+	drop := 0
+	for drop < len(l.events) && (len(l.events)-drop > storage.MaxEvents || now.Sub(l.events[drop].at) > EventRetention) {
+		drop++
+	}
+	if drop > 0 {
+		l.events = append(l.events[:0:0], l.events[drop:]...)
+	}
+	id := l.head
+	s.mu.Unlock()
+	s.eventHub.Signal(key)
+	return id, nil
+}
+
+// Watch implements [storage.ConversationStore].
+func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, after int64) (<-chan storage.Event, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return nil, err
+	}
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	ctx, cancel := context.WithCancel(ctx)
+	signals := s.eventHub.Subscribe(ctx, key, nil)
+	return watch.Follow(ctx, signals, after, cancel, watch.Source{
+		Head: func(context.Context) (int64, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if l := s.events[key]; l != nil {
+				return l.head, nil
+			}
+			return 0, nil
+		},
+		Read: func(_ context.Context, after int64, limit int) ([]storage.Event, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			l := s.events[key]
+			if l == nil {
+				return nil, nil
+			}
+			var out []storage.Event
+			for _, e := range l.events {
+				if e.ID > after && len(out) < limit {
+					out = append(out, storage.Event{ID: e.ID, Data: cloneBytes(e.Data)})
+				}
+			}
+			return out, nil
+		},
+	})
+}
