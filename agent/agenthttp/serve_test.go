@@ -122,13 +122,34 @@ func TestWatch(t *testing.T) {
 		}
 		is.True(strings.Contains(seen.String(), "event: tool_call"))
 		is.True(strings.Contains(seen.String(), "event: tool_result"))
-		is.True(strings.Contains(seen.String(), "id: 1\n"))
 
-		// A reconnect is told to reload: the events it missed are not replayed.
-		lines, resp = e.watch(id, map[string]string{"Last-Event-ID": "3"})
+		is.True(strings.Contains(seen.String(), "id: "))
+
+		// A reconnect resumes after the last event it received: the events after it, none twice, none lost.
+		first := events(t, []byte(seen.String()))
+		cut := -1
+		for i, ev := range first {
+			if ev.id != "" && i < len(first)-2 {
+				cut = i // an event in the middle that carries an id
+			}
+		}
+		is.True(cut >= 0)
+		lines, resp = e.watch(id, map[string]string{"Last-Event-ID": first[cut].id})
 		is.Equal(resp.StatusCode, http.StatusOK)
-		is.Equal(<-lines, "id: 1\n")
-		is.Equal(<-lines, "event: reset\n")
+		var again strings.Builder
+		want := first[cut+1:]
+		for len(events(t, []byte(again.String()))) < len(want) {
+			select {
+			case l := <-lines:
+				again.WriteString(l)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the resumed stream stopped at %s; want %d events", again.String(), len(want))
+			}
+		}
+		is.Equal(events(t, []byte(again.String())), want)
+
+		bad := e.do(req{method: "GET", path: "/conversations/" + id + "/events", token: tokenA, header: map[string]string{"Last-Event-ID": "x"}})
+		is.Equal(bad.status, http.StatusBadRequest)
 	})
 }
 
@@ -187,6 +208,28 @@ func TestWatchOtherInstance(t *testing.T) {
 		}
 	}
 	is.True(strings.Contains(seen.String(), "event: tool_call"))
+
+	// Resuming on the other instance, after an event the first one sent: the same events follow.
+	sent := events(t, []byte(seen.String()))
+	cut := -1
+	for i, ev := range sent {
+		if ev.id != "" && i < len(sent)-2 {
+			cut = i
+		}
+	}
+	is.True(cut >= 0)
+	resumed, _ := runner.watch(id, map[string]string{"Last-Event-ID": sent[cut].id})
+	var again strings.Builder
+	for len(events(t, []byte(again.String()))) < len(sent)-cut-1 {
+		select {
+		case l := <-resumed:
+			again.WriteString(l)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the resumed stream stopped at %s", again.String())
+		}
+	}
+	is.Equal(events(t, []byte(again.String())), sent[cut+1:])
+
 	// Another tenant cannot follow it, on either instance.
 	other := watcher.do(req{method: "GET", path: "/conversations/" + id + "/events", token: tokenB})
 	is.Equal(other.status, http.StatusNotFound)

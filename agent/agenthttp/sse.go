@@ -158,6 +158,31 @@ type nativeSink struct {
 	status int    // of a JSON answer
 	stream *sse   // nil for JSON
 	seq    int
+	// collecting keeps the events of one watched update in collected, so that its id goes on the last of them.
+	collecting bool
+	collected  []collectedEvent
+}
+
+type collectedEvent struct {
+	name string
+	data any
+}
+
+// emit sends one event with an id ("" for none).
+func (s *nativeSink) emit(name string, data any, id string) {
+	s.stream.event(s.h.opts.Heartbeat, id, name, data)
+}
+
+// flushCollected sends the collected events, the last with id.
+func (s *nativeSink) flushCollected(id string) {
+	for i, ev := range s.collected {
+		eid := ""
+		if i == len(s.collected)-1 {
+			eid = id
+		}
+		s.emit(ev.name, ev.data, eid)
+	}
+	s.collected = s.collected[:0]
 }
 
 func (h *Handler) nativeSink(w http.ResponseWriter, r *http.Request, id, mode string, status int) *nativeSink {
@@ -170,6 +195,10 @@ func (h *Handler) nativeSink(w http.ResponseWriter, r *http.Request, id, mode st
 }
 
 func (s *nativeSink) send(name string, data any) {
+	if s.collecting {
+		s.collected = append(s.collected, collectedEvent{name, data})
+		return
+	}
 	s.seq++
 	s.stream.event(s.h.opts.Heartbeat, strconv.Itoa(s.seq), name, data)
 }
