@@ -416,3 +416,6 @@ func decodeEvent(t testing.TB, ev event, v any) {
 		t.Fatalf("decoding the %s event %s: %v", ev.name, ev.data, err)
 	}
 }
+
+// discard is a logger that writes nothing.
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
