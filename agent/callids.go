@@ -20,7 +20,7 @@ func (u *uniqueCallIDs) Respond(ctx context.Context, msgs []chat.Message, opts *
 	if resp == nil {
 		return resp, err
 	}
-	var seen []string
+	ids := newCallIDs(msgs)
 	for i := range resp.Messages {
 		parts := resp.Messages[i].Parts
 		copied := false
@@ -29,7 +29,7 @@ func (u *uniqueCallIDs) Respond(ctx context.Context, msgs []chat.Message, opts *
 			if !ok {
 				continue
 			}
-			if id := uniqueID(c.ID, msgs, seen); id != c.ID {
+			if id := ids.unique(c.ID); id != c.ID {
 				if !copied {
 					parts = append([]chat.Part(nil), parts...)
 					resp.Messages[i].Parts, copied = parts, true
@@ -37,7 +37,6 @@ func (u *uniqueCallIDs) Respond(ctx context.Context, msgs []chat.Message, opts *
 				c.ID = id
 				parts[j] = c
 			}
-			seen = append(seen, c.ID)
 		}
 	}
 	return resp, err
@@ -45,7 +44,7 @@ func (u *uniqueCallIDs) Respond(ctx context.Context, msgs []chat.Message, opts *
 
 func (u *uniqueCallIDs) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
 	return func(yield func(chat.Update, error) bool) {
-		var seen []string
+		var ids *callIDs // made at the first call: most updates are text
 		for up, err := range u.next.Stream(ctx, msgs, opts) {
 			if err == nil {
 				copied := false
@@ -54,7 +53,10 @@ func (u *uniqueCallIDs) Stream(ctx context.Context, msgs []chat.Message, opts *c
 					if !ok {
 						continue
 					}
-					if id := uniqueID(c.ID, msgs, seen); id != c.ID {
+					if ids == nil {
+						ids = newCallIDs(msgs)
+					}
+					if id := ids.unique(c.ID); id != c.ID {
 						if !copied {
 							up.Parts = append([]chat.Part(nil), up.Parts...)
 							copied = true
@@ -62,7 +64,6 @@ func (u *uniqueCallIDs) Stream(ctx context.Context, msgs []chat.Message, opts *c
 						c.ID = id
 						up.Parts[j] = c
 					}
-					seen = append(seen, c.ID)
 				}
 			}
 			if !yield(up, err) || err != nil {
@@ -72,42 +73,50 @@ func (u *uniqueCallIDs) Stream(ctx context.Context, msgs []chat.Message, opts *c
 	}
 }
 
-// uniqueID returns id, or, when it is empty or already used in msgs or seen, the first free "id_2", "id_3", ...
-func uniqueID(id string, msgs []chat.Message, seen []string) string {
-	base := id
-	if base == "" {
-		base = "call"
-	}
-	if id != "" && !usedID(id, msgs, seen) {
-		return id
-	}
-	for n := 2; ; n++ {
-		c := base + "_" + strconv.Itoa(n)
-		if !usedID(c, msgs, seen) {
-			return c
-		}
-	}
+// callIDs are the call ids a model call may not reuse: those of the calls and results in its messages, and those
+// given to the calls of its response so far. unique takes linear time over a response, however many calls share
+// an id: each base remembers the number it got to, and the set of used ids only grows, so the first free number
+// is never below it.
+type callIDs struct {
+	used map[string]bool
+	next map[string]int // for a base, the first number that may be free
 }
 
-func usedID(id string, msgs []chat.Message, seen []string) bool {
-	for _, s := range seen {
-		if s == id {
-			return true
-		}
-	}
+func newCallIDs(msgs []chat.Message) *callIDs {
+	ids := &callIDs{used: map[string]bool{}}
 	for _, m := range msgs {
 		for _, p := range m.Parts {
 			switch p := p.(type) {
 			case chat.ToolCall:
-				if p.ID == id {
-					return true
-				}
+				ids.used[p.ID] = true
 			case chat.ToolResult:
-				if p.CallID == id {
-					return true
-				}
+				ids.used[p.CallID] = true
 			}
 		}
 	}
-	return false
+	return ids
+}
+
+// unique returns id, or, when it is empty or already used, the first free "id_2", "id_3", ... ("call_2", ... for
+// an empty id), and marks what it returns as used.
+func (ids *callIDs) unique(id string) string {
+	if id != "" && !ids.used[id] {
+		ids.used[id] = true
+		return id
+	}
+	base := id
+	if base == "" {
+		base = "call"
+	}
+	if ids.next == nil {
+		ids.next = map[string]int{}
+	}
+	n := max(ids.next[base], 2)
+	for ids.used[base+"_"+strconv.Itoa(n)] {
+		n++
+	}
+	c := base + "_" + strconv.Itoa(n)
+	ids.used[c] = true
+	ids.next[base] = n + 1
+	return c
 }

@@ -13,8 +13,9 @@ import (
 
 // checkpoint sits below the tool loop of a run with a conversation, so it sees every model call. Before each call
 // it stores the messages the run added since the last one (tool results, and the calls the approval stage ran),
-// then takes in the steering input that waits in the store; after each call it stores the response. A crash
-// loses at most the call in flight.
+// then takes in the steering input that waits in the store; after each call it queues the response, which is
+// stored with those messages, in the same call to the store, before the next model call (or before an approved
+// call runs, or at the end of the run). A crash loses at most the call in flight and the tools it called.
 type checkpoint struct {
 	next chat.Client
 	conv *conversationRun
@@ -65,7 +66,7 @@ func (c *checkpoint) Stream(ctx context.Context, msgs []chat.Message, opts *chat
 	}
 }
 
-// storeResponse stores one model response, with the agent's name on it.
+// storeResponse queues one model response, with the agent's name on it, to be stored with the run's next step.
 func (c *conversationRun) storeResponse(ctx context.Context, msgs []chat.Message) error {
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
@@ -74,12 +75,11 @@ func (c *conversationRun) storeResponse(ctx context.Context, msgs []chat.Message
 		}
 	}
 	e, err := marshalEntry(storage.EntryResponse, msgs)
-	if err == nil {
-		err = c.append(ctx, "storing the response", e)
-	}
 	if err != nil {
 		return c.fail(err)
 	}
+	// Stored with what the run does next: before the next model call, or before an approved call runs.
+	c.queue(e)
 	c.learn(msgs)
 	return nil
 }
@@ -107,7 +107,7 @@ func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (
 		}
 		entries = append(entries, e)
 	}
-	if len(entries) > 0 {
+	if len(entries) > 0 || c.hasPending() {
 		if err := c.append(ctx, "storing the tool results", entries...); err != nil {
 			return nil, c.fail(err)
 		}
@@ -231,6 +231,7 @@ func withAuthor(m chat.Message, name string) chat.Message {
 func (h *Host) useStore() {
 	if h.cfg.Settings == nil {
 		h.cfg.Settings = StoredSettings(h.cfg.Store)
+		h.storeSettings = true
 	}
 	next := h.invoker
 	h.invoker = func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {

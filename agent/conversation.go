@@ -16,7 +16,8 @@ import (
 )
 
 // DefaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
-// zero. A run renews it every third of it; a crashed process's conversation is free again after it.
+// zero. The host renews its runs' claims every third of it, all together (see lease.go); a crashed process's
+// conversation is free again after it.
 const DefaultLeaseTTL = 30 * time.Second
 
 // Errors of a run with a conversation that callers branch on with errors.Is.
@@ -69,12 +70,18 @@ type conversationRun struct {
 	ttl        time.Duration
 	input      []chat.Message // the run's input, stored when it starts
 
-	mu      sync.Mutex // guards claim, which the renewal updates
+	mu      sync.Mutex // guards claim, which the renewal updates, cancel and lost
 	claim   storage.Claim
 	cancel  context.CancelCauseFunc
-	started bool          // the run's start is stored
-	stopped chan struct{} // closed to stop the renewal and the watch
+	lost    error         // why the claim was lost; the run stores nothing after it
+	keeper  *leaseKeeper  // renews the claim, with the host's other runs'
+	started bool          // the run's start is stored, or queued to be
+	stopped chan struct{} // closed to stop the watch
 	done    sync.WaitGroup
+
+	storeMu  sync.Mutex      // orders the run's stores; guards pending
+	pending  []storage.Entry // steps taken, stored with the next store, before the next model call
+	released bool            // the end of the run was stored with the release
 
 	// What the run has stored: the tail scan of the checkpoint stores only messages these do not hold.
 	knownCalls, knownResults map[string]bool
@@ -115,27 +122,21 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: ri.settingsID, id: id, ttl: ttl,
-		input: in.msgs, stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
-	// Watch before claiming, so that every steering input accepted under the claim signals the run. Input queued
-	// under an earlier run's claim that crashed is in the conversation once the claim succeeds.
-	if err := c.watchSteering(ctx); err != nil {
-		return nil, &ConversationError{ConversationID: id, Op: "watching for steering input", Err: err}
-	}
-	claim, err := c.store.Claim(ctx, c.settingsID, id, h.owner(), ttl)
+	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl)
 	if err != nil {
-		close(c.stopped)
-		c.done.Wait()
-		return nil, &ConversationError{ConversationID: id, Op: "claiming the conversation", Err: err}
+		return nil, err
 	}
-	c.claim = claim
+	c.input = in.msgs
 	ok := false
 	defer func() {
 		if !ok {
 			c.close()
 		}
 	}()
-	entries, err := c.store.Load(ctx, c.settingsID, id)
+	if !loaded {
+		entries, loadErr = c.store.Load(ctx, c.settingsID, id)
+	}
+	err = loadErr
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
 	}
@@ -190,29 +191,26 @@ func (c *conversationRun) learn(msgs []chat.Message) {
 	}
 }
 
-// append stores entries under the run's claim, stamped with the run, the agent and the author.
+// append stores entries under the run's claim, after the steps queued before them, stamped with the run, the
+// agent and the author.
 func (c *conversationRun) append(ctx context.Context, op string, entries ...storage.Entry) error {
-	storableEntries(entries)
-	for i := range entries {
-		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
-		if entries[i].Author == "" {
-			entries[i].Author = c.st.name
-		}
-	}
-	c.mu.Lock()
-	claim := c.claim
-	c.mu.Unlock()
-	if _, err := c.store.Append(ctx, claim, entries...); err != nil {
-		return &ConversationError{ConversationID: c.id, Op: op, Err: err}
-	}
-	return nil
+	return c.store1(ctx, op, false, entries)
 }
 
-// begin stores the start of the run and its input, and starts renewing the lease. The returned context ends
-// when the lease is lost.
+// begin queues the start of the run and its input, to be stored before anything else the run does. The returned
+// context ends when the lease is lost.
 func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
-	ctx, c.cancel = context.WithCancelCause(ctx)
+	var cancel context.CancelCauseFunc
+	ctx, cancel = context.WithCancelCause(ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	lost := c.lost
+	c.mu.Unlock()
 	ctx = context.WithValue(ctx, convKey{c.h}, c)
+	if lost != nil {
+		cancel(lost)
+		return ctx, lost
+	}
 	start := jsonEntry(storage.EntryRunStart, runStartData{Mode: c.st.mode})
 	input, err := marshalEntry(storage.EntryInput, c.input)
 	if err != nil {
@@ -223,44 +221,9 @@ func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 	if len(c.input) > 0 {
 		entries = append(entries, input)
 	}
-	if err := c.append(ctx, "storing the input", entries...); err != nil {
-		return ctx, err
-	}
+	c.queue(entries...)
 	c.started = true
-	c.done.Add(1)
-	go c.renew()
 	return ctx, nil
-}
-
-// renew keeps the claim alive while the run lasts. When the claim is lost, the run is cancelled: another run may
-// own the conversation now.
-func (c *conversationRun) renew() {
-	defer c.done.Done()
-	t := time.NewTicker(c.ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.stopped:
-			return
-		case <-t.C:
-		}
-		c.mu.Lock()
-		claim := c.claim
-		c.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), c.ttl/3)
-		renewed, err := c.store.Renew(ctx, claim, c.ttl)
-		cancel()
-		switch {
-		case err == nil:
-			c.mu.Lock()
-			c.claim = renewed
-			c.mu.Unlock()
-		case errors.Is(err, storage.ErrClaimLost):
-			c.cancel(&ConversationError{ConversationID: c.id, Op: "renewing the lease", Err: err})
-			return
-		}
-		// Other failures may pass: the next tick tries again, and Append refuses once the lease has expired.
-	}
 }
 
 // finishTimeout bounds storing the end of a run whose context has ended.
@@ -277,7 +240,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	var storeErr error
-	if c.started { // begin stored the start: store the end
+	if c.started { // begin queued the start: store the end
 		all := msgs
 		var out []chat.Message
 		if resp != nil {
@@ -309,7 +272,16 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			endData.Error = runErr.Error()
 		}
 		entries = append(entries, jsonEntry(storage.EntryRunEnd, endData))
-		storeErr = c.append(wctx, "storing the end of the run", entries...)
+		storeErr = c.store1(wctx, "storing the end of the run", true, entries)
+	}
+	if lost := c.lostClaim(); lost != nil {
+		// The claim is gone: store1 stored nothing more, and the run's error says why.
+		if storeErr == lost {
+			storeErr = nil
+		}
+		if !errors.Is(runErr, storage.ErrClaimLost) {
+			runErr = errors.Join(runErr, lost)
+		}
 	}
 	if c.cancel != nil {
 		c.cancel(nil)
@@ -329,8 +301,8 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	return storeErr
 }
 
-// close stops the renewal and the watch and releases the claim. Releasing stores the steering input the run did
-// not take in, so that the next run reads it.
+// close stops the renewal and the watch and releases the claim, unless the end of the run released it or it is
+// lost. Releasing stores the steering input the run did not take in, so that the next run reads it.
 func (c *conversationRun) close() error {
 	select {
 	case <-c.stopped:
@@ -340,9 +312,13 @@ func (c *conversationRun) close() error {
 	}
 	c.done.Wait()
 	c.h.live.remove(c)
+	c.keeper.remove(c)
 	c.mu.Lock()
-	claim := c.claim
+	claim, lost := c.claim, c.lost
 	c.mu.Unlock()
+	if lost != nil || c.released {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
 	defer cancel()
 	if err := c.store.Release(ctx, claim); err != nil && !errors.Is(err, storage.ErrClaimLost) {

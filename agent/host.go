@@ -108,6 +108,11 @@ type Host struct {
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
 	// long as the host.
 	clients sync.Map // clientKey -> *instrumented
+
+	// leases renews the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run
+	// may read them with its claim (lease.go).
+	leases        leaseKeeper
+	storeSettings bool
 }
 
 type clientKey struct{ provider, model string }
@@ -312,13 +317,18 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	st.run = toolset.Run{SettingsID: ri.settingsID, ConversationID: ri.conversationID, RunID: newRunID(),
 		Agent: h.decl.Name, Mode: ri.mode}
 
+	if err := h.claimFirst(ctx, st, in.msgs); err != nil {
+		return prepared{}, in, err
+	}
 	client, err := h.resolve(ctx, st)
 	if err != nil {
+		st.claimed.drop()
 		return prepared{}, in, err
 	}
 	// The conversation comes last: nothing after it can fail and leave it claimed.
 	conv, err := h.openConversation(ctx, st, &in)
 	if err != nil {
+		st.claimed.drop() // claimed by claimFirst, for a run refused before it took the claim over
 		return prepared{}, in, err
 	}
 	p := prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.opts}
@@ -340,7 +350,7 @@ func (h *Host) resolve(ctx context.Context, st *runState) (chat.Client, error) {
 	st.resolved = codeDefaults(h.agent)
 	r := &st.resolved
 	if h.cfg.Settings != nil && ri.settingsID != "" {
-		doc, err := h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
+		doc, err := st.claimed.settings(ctx, h, ri.settingsID)
 		if err != nil {
 			return nil, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
 		}

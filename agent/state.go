@@ -49,6 +49,8 @@ type runState struct {
 	authors   authorNames
 	approvals approvals
 
+	claimed *claimed // the conversation claimed before the run's settings were read (lease.go)
+
 	approvalsOut chat.Response // the approval stage's response, when it has more than one pass's
 	loopOut      chat.Response // the tool loop's response of the current pass
 	outs         []outcome     // the tool loop's per-call outcomes, reused from round to round

@@ -110,6 +110,17 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 
 // Append implements [storage.ConversationStore].
 func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
+	out, err := s.prepareAppend(ctx, c, entries)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.appendLocked(c, out)
+}
+
+// prepareAppend checks Append's arguments and copies the entries.
+func (s *Store) prepareAppend(ctx context.Context, c storage.Claim, entries []storage.Entry) ([]storage.Entry, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
@@ -125,8 +136,11 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 		e.Data = cloneBytes(e.Data)
 		out[i] = e
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return out, nil
+}
+
+// appendLocked stores out, prepared, under the live claim c; s.mu is held.
+func (s *Store) appendLocked(c storage.Claim, out []storage.Entry) ([]storage.Entry, error) {
 	now := s.clock()
 	conv, err := s.liveLease(c, now)
 	if err != nil {

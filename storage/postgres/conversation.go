@@ -47,12 +47,19 @@ WHERE settings_id = $1 AND conversation_id = $2 AND last_seq = 0 AND lease_token
 	SET last_seq = last_seq + $4::bigint,
 	    last_summary_seq = CASE WHEN $5::bigint > 0 THEN last_seq + $5::bigint ELSE last_summary_seq END,
 	    created_at = CASE WHEN last_seq = 0 THEN now() ELSE created_at END,
-	    updated_at = CASE WHEN $13::boolean OR last_seq = 0 THEN now() ELSE updated_at END
+	    updated_at = CASE WHEN $13::boolean OR last_seq = 0 THEN now() ELSE updated_at END` + leaseRelease + `
 	WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND lease_expires_at > now()
 	  AND ($6::bigint = 0 OR last_seq + 1 = $6::bigint)
 	RETURNING last_seq - $4::bigint AS base
 )
 `
+	// leaseRelease gives the lease up in the same update when $14 is true
+	// (AppendRelease); the lease columns are not indexed, so the update
+	// stays HOT.
+	leaseRelease = `,
+	    lease_owner = CASE WHEN $14::boolean THEN NULL ELSE lease_owner END,
+	    lease_token = CASE WHEN $14::boolean THEN NULL ELSE lease_token END,
+	    lease_expires_at = CASE WHEN $14::boolean THEN NULL ELSE lease_expires_at END`
 	// qAppendOne is the common case, one entry, with scalar parameters.
 	qAppendOne = leaseCTE + `INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
@@ -114,7 +121,7 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	if err := storage.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}
-	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: cursor.Token()}
+	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := tenantBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
 	// Input queued under an expired claim goes into the conversation now,
@@ -205,6 +212,12 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 // round trip: the lease check, the numbering and the insert succeed or fail
 // together.
 func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
+	return s.appendEntries(ctx, c, false, entries)
+}
+
+// appendEntries serves Append and AppendRelease, which gives the lease up in
+// the statement that stores the entries.
+func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool, entries []storage.Entry) ([]storage.Entry, error) {
 	if err := storage.CheckClaim(c); err != nil {
 		return nil, err
 	}
@@ -236,11 +249,18 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 	}
 
 	b := tenantBatch(c.SettingsID)
+	if release {
+		// Releasing stores the queued steering input after the entries, as Release does; the lock orders this
+		// batch after every Steer that saw the lease live (see qLockLease).
+		b.Queue(qLockLease, c.SettingsID, c.ConversationID, c.Token, true)
+	}
 	n := int64(len(out))
+	// The lease is given up by qRelease, after the queued steering input is stored: never by the append itself.
+	const releaseInAppend = false
 	if len(out) == 1 {
 		e := out[0]
 		b.Queue(qAppendOne, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches)
+			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches, releaseInAppend)
 	} else {
 		types, runs, agents, authors, datas := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		times := make([]pgtype.Timestamptz, n)
@@ -249,46 +269,30 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 			times[i] = optionalTime(e.Time)
 		}
 		b.Queue(qAppendMany, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			types, runs, agents, authors, times, datas, touches)
+			types, runs, agents, authors, times, datas, touches, releaseInAppend)
+	}
+	if release {
+		queueMove(b, c, true, storage.Entry{})
+		b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token)
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var seqs [16]int64
-		var stamps [16]time.Time
-		seqList, timeList := seqs[:0], stamps[:0]
-		for rows.Next() {
-			var seq int64
-			var at time.Time
-			if err := rows.Scan(&seq, &at); err != nil {
+		if release {
+			if _, err := br.Exec(); err != nil {
 				return err
 			}
-			seqList, timeList = append(seqList, seq), append(timeList, at)
 		}
-		if err := rows.Err(); err != nil {
+		var err error
+		if got, err = readAppended(br, out); err != nil {
 			return err
 		}
-		got = len(seqList)
-		if got == 0 {
-			return nil
-		}
-		// RETURNING need not keep the SELECT's order; the numbers are
-		// consecutive, so place each by its own.
-		first := seqList[0]
-		for _, q := range seqList {
-			first = min(first, q)
-		}
-		for i, q := range seqList {
-			k := q - first
-			if k < 0 || k >= n {
-				return fmt.Errorf("unexpected sequence number %d", q)
+		if release {
+			if _, err := readMoved(br); err != nil {
+				return err
 			}
-			out[k].Seq = q
-			out[k].Time = timeList[i].UTC()
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -299,6 +303,47 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 		return nil, s.whyNot(ctx, c, firstSeq)
 	}
 	return out, nil
+}
+
+// readAppended places the sequence numbers and times an append statement returned in out, and returns how
+// many rows it returned: none when the lease was not live.
+func readAppended(br pgx.BatchResults, out []storage.Entry) (int, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var seqs [16]int64
+	var stamps [16]time.Time
+	seqList, timeList := seqs[:0], stamps[:0]
+	for rows.Next() {
+		var seq int64
+		var at time.Time
+		if err := rows.Scan(&seq, &at); err != nil {
+			return 0, err
+		}
+		seqList, timeList = append(seqList, seq), append(timeList, at)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(seqList) == 0 {
+		return 0, nil
+	}
+	// RETURNING need not keep the SELECT's order; the numbers are consecutive, so place each by its own.
+	first := seqList[0]
+	for _, q := range seqList {
+		first = min(first, q)
+	}
+	for i, q := range seqList {
+		k := q - first
+		if k < 0 || k >= int64(len(out)) {
+			return 0, fmt.Errorf("unexpected sequence number %d", q)
+		}
+		out[k].Seq = q
+		out[k].Time = timeList[i].UTC()
+	}
+	return len(seqList), nil
 }
 
 // optionalTime passes a zero time as NULL, so the database's clock fills it.
@@ -358,31 +403,9 @@ func (s *Store) load(ctx context.Context, query, settingsID, conversationID stri
 	var out []storage.Entry
 	var corrupt error
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var (
-			e       storage.Entry
-			typ     string
-			version int16
-			data    []byte // pgx copies JSON into a []byte; a RawMessage would be unmarshalled
-		)
-		dest := []any{&e.Seq, &typ, &e.RunID, &e.Agent, &e.Author, &e.Time, &version, &data}
-		for rows.Next() {
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			e.Type = storage.EntryType(typ)
-			e.Data = data
-			e.Time = e.Time.UTC()
-			if corrupt == nil {
-				corrupt = storage.CheckStoredEntry(conversationID, e, int(version), false)
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
+		var err error
+		out, corrupt, err = readEntries(br, conversationID)
+		return err
 	})
 	if err != nil {
 		return nil, wrap("load", err)
@@ -395,6 +418,39 @@ func (s *Store) load(ctx context.Context, query, settingsID, conversationID stri
 	}
 	return out, nil
 }
+
+// readEntries reads the rows of a load query and checks each entry; corrupt
+// is the first entry it cannot read.
+func readEntries(br pgx.BatchResults, conversationID string) (out []storage.Entry, corrupt error, err error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var (
+		e       storage.Entry
+		typ     string
+		version int16
+		data    []byte // pgx copies JSON into a []byte; a RawMessage would be unmarshalled
+	)
+	dest := []any{&e.Seq, &typ, &e.RunID, &e.Agent, &e.Author, &e.Time, &version, &data}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, err
+		}
+		e.Type = storage.EntryType(typ)
+		e.Data = data
+		e.Time = e.Time.UTC()
+		if corrupt == nil {
+			corrupt = storage.CheckStoredEntry(conversationID, e, int(version), false)
+		}
+		out = append(out, e)
+	}
+	return out, corrupt, rows.Err()
+}
+
+// newToken returns a fresh lease token.
+func newToken() string { return cursor.Token() }
 
 // List implements [storage.ConversationStore].
 func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOptions) ([]storage.ConversationInfo, error) {

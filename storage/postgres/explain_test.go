@@ -54,6 +54,11 @@ func TestQueryPlans(t *testing.T) {
 
 	const sid, conv = "tenant-07", "conv-42"
 	at := time.Now().Add(-time.Minute)
+	// A renewal of 10 of the tenant's 150 leases.
+	var renewIDs, renewTokens []string
+	for n := range 10 {
+		renewIDs, renewTokens = append(renewIDs, fmt.Sprintf("conv-%d", n+1)), append(renewTokens, "tok")
+	}
 	tests := []struct {
 		name  string
 		query string
@@ -66,7 +71,10 @@ func TestQueryPlans(t *testing.T) {
 		{"ListAfter", qListAfter, []any{sid, 50, at, conv}, "conversations_recent"},
 		{"Claim", qClaim, []any{sid, conv, "o", "tok", int64(60e6)}, "conversations_pkey"},
 		{"Renew", qRenew, []any{sid, conv, "tok", int64(60e6)}, "conversations_pkey"},
-		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false}, "conversations_pkey"},
+		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false, false}, "conversations_pkey"},
+		{"AppendRelease", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", true, true}, "conversations_pkey"},
+		{"RenewMany", qRenewMany, []any{sid, renewIDs, renewTokens, int64(60e6)}, "Index Scan"}, // either index of the tenant's rows, by the table's size
+		{"LoadClaimed", qLoadClaimed, []any{sid, conv, "tok"}, "conversation_entries_pkey"},
 		{"GetSettings", qGetSettings, []any{sid, "kind-7"}, "settings_documents_pkey"},
 		{"DeleteConversation", qDeleteConversation, []any{sid, conv}, "conversations_pkey"},
 	}

@@ -57,6 +57,7 @@ type Store struct {
 
 	eventHub watch.Hub // signalled by notifications of events
 	steerHub watch.Hub // signalled by notifications of steering input
+	leases   leaseConn // the connection of RenewLeases (lease.go)
 
 	mu       sync.Mutex // guards the listener's state
 	watchers int
@@ -122,6 +123,7 @@ func (s *Store) Close() {
 	if l != nil {
 		l.stop()
 	}
+	s.leases.close()
 	s.eventHub.CloseAll()
 	s.steerHub.CloseAll()
 }

@@ -1,0 +1,314 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+var (
+	_ storage.LeaseRenewer   = (*Store)(nil)
+	_ storage.ClaimLoader    = (*Store)(nil)
+	_ storage.AppendReleaser = (*Store)(nil)
+)
+
+// qRenewMany extends the live leases of one tenant's claims, given as
+// parallel arrays of conversation ids and tokens. The tenant is named twice:
+// by the transaction's setting, which the row-level security policy reads,
+// and by $1, so that a claim of another tenant matches no row even where the
+// policy would admit it. The ANY drives the primary key, so the update reads
+// the claimed rows, not all of the tenant's.
+const qRenewMany = `UPDATE conversations AS c SET lease_expires_at = now() + $4::bigint * interval '1 microsecond'
+FROM unnest($2::text[], $3::text[]) AS k(conversation_id, token)
+WHERE c.settings_id = $1 AND c.conversation_id = ANY($2::text[])
+  AND c.conversation_id = k.conversation_id AND c.lease_token = k.token
+  AND c.lease_expires_at > now()
+RETURNING c.conversation_id, c.lease_token, c.lease_owner, c.lease_expires_at`
+
+// leaseConn is the connection RenewLeases uses, opened beside the pool rather
+// than taken from it: a renewal must not queue behind the queries waiting
+// for the pool's connections, or a busy pool lets every lease expire.
+type leaseConn struct {
+	mu     sync.Mutex // one renewal at a time; guards conn and closed
+	conn   *pgx.Conn
+	closed bool
+}
+
+// RenewLeases implements [storage.LeaseRenewer]: one round trip on a
+// connection of its own, one UPDATE per tenant, each after the statement that
+// names the tenant for the row-level security policies, all in one
+// transaction. After [Store.Close] it goes through the pool.
+func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
+	if err := storage.CheckTTL(ttl); err != nil {
+		return nil, err
+	}
+	out := make([]storage.Renewal, len(cs))
+	// The claims to send, by tenant; sorted so that concurrent renewals lock
+	// rows in the same order.
+	idx := make([]int, 0, len(cs))
+	for i, c := range cs {
+		out[i].Claim = c
+		if err := storage.CheckClaim(c); err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Err = claimLost(c) // until the database says otherwise
+		idx = append(idx, i)
+	}
+	if len(idx) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(cs[a].SettingsID, cs[b].SettingsID), cmp.Compare(cs[a].ConversationID, cs[b].ConversationID))
+	})
+	b := &pgx.Batch{}
+	type key struct{ settingsID, conversationID, token string }
+	pos := make(map[key][]int, len(idx)) // a claim given twice is renewed twice
+	var tenants []string
+	for start := 0; start < len(idx); {
+		sid := cs[idx[start]].SettingsID
+		end := start
+		var ids, tokens []string
+		for ; end < len(idx) && cs[idx[end]].SettingsID == sid; end++ {
+			c := cs[idx[end]]
+			ids, tokens = append(ids, c.ConversationID), append(tokens, c.Token)
+			k := key{sid, c.ConversationID, c.Token}
+			pos[k] = append(pos[k], idx[end])
+		}
+		b.Queue(setTenant, sid)
+		b.Queue(qRenewMany, sid, ids, tokens, ttl.Microseconds())
+		tenants = append(tenants, sid)
+		start = end
+	}
+	read := func(br pgx.BatchResults) error {
+		for _, sid := range tenants {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+			rows, err := br.Query()
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id, token string
+				var owner *string
+				var at time.Time
+				if err := rows.Scan(&id, &token, &owner, &at); err != nil {
+					rows.Close()
+					return err
+				}
+				for _, i := range pos[key{sid, id, token}] {
+					c := cs[i]
+					if owner != nil {
+						c.Owner = *owner
+					}
+					c.ExpiresAt = at.UTC()
+					out[i] = storage.Renewal{Claim: c}
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := s.leases.send(ctx, s, b, read); err != nil {
+		return nil, wrap("renew leases", err)
+	}
+	return out, nil
+}
+
+// send runs b on the lease connection, opening it when there is none, and
+// closes the connection after a failure so that the next call starts afresh.
+// pgx runs a batch in one implicit transaction.
+func (l *leaseConn) send(ctx context.Context, s *Store, b *pgx.Batch, read func(pgx.BatchResults) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		br := s.pool.SendBatch(ctx, b)
+		err := read(br)
+		return errors.Join(err, br.Close())
+	}
+	if l.conn == nil {
+		conn, err := s.leaseConnect(ctx)
+		if err != nil {
+			return err
+		}
+		l.conn = conn
+	}
+	br := l.conn.SendBatch(ctx, b)
+	err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = l.conn.Close(context.WithoutCancel(ctx))
+		l.conn = nil
+	}
+	return err
+}
+
+// close closes the lease connection; later renewals use the pool.
+func (l *leaseConn) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.conn != nil {
+		_ = l.conn.Close(context.Background())
+		l.conn = nil
+	}
+}
+
+// leaseConnect opens the lease connection with the pool's configuration,
+// its BeforeConnect and AfterConnect hooks included (they may set the
+// search_path, say).
+func (s *Store) leaseConnect(ctx context.Context) (*pgx.Conn, error) {
+	pc := s.pool.Config()
+	cfg := pc.ConnConfig.Copy()
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = "typeshift leases"
+	}
+	if pc.BeforeConnect != nil {
+		if err := pc.BeforeConnect(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pc.AfterConnect != nil {
+		if err := pc.AfterConnect(ctx, conn); err != nil {
+			_ = conn.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
+	return conn, nil
+}
+
+// ClaimLoad implements [storage.ClaimLoader]: the claim, the load and the
+// settings are one batch, one transaction; the reads find nothing when the
+// claim failed.
+func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration, kinds ...string) (storage.Claimed, error) {
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return storage.Claimed{}, err
+	}
+	if err := storage.CheckLeaseOwner(owner); err != nil {
+		return storage.Claimed{}, err
+	}
+	if err := storage.CheckTTL(ttl); err != nil {
+		return storage.Claimed{}, err
+	}
+	for _, k := range kinds {
+		if err := storage.CheckDocumentKey(settingsID, k); err != nil {
+			return storage.Claimed{}, err
+		}
+	}
+	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
+	b := tenantBatch(settingsID)
+	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
+	// As Claim does: input queued under an expired claim goes into the conversation, before the load reads it.
+	queueMove(b, c, false, storage.Entry{})
+	b.Queue(qLoadClaimed, settingsID, conversationID, c.Token)
+	for _, k := range kinds {
+		b.Queue(qGetSettings, settingsID, k)
+	}
+	var out storage.Claimed
+	var corrupt error
+	claimed := false
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		if err := br.QueryRow().Scan(&c.ExpiresAt); err != nil {
+			return err
+		}
+		claimed = true
+		if _, err := readMoved(br); err != nil {
+			return err
+		}
+		var err error
+		if out.Entries, corrupt, err = readEntries(br, conversationID); err != nil {
+			return err
+		}
+		for _, k := range kinds {
+			doc, found, err := readSettings(br, settingsID, k)
+			if err != nil {
+				if corrupt == nil {
+					corrupt = err
+				}
+				continue
+			}
+			if found {
+				if out.Settings == nil {
+					out.Settings = map[string]storage.Document{}
+				}
+				out.Settings[k] = doc
+			}
+		}
+		return nil
+	})
+	switch {
+	case !claimed && errors.Is(err, pgx.ErrNoRows):
+		return storage.Claimed{}, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
+	case err != nil:
+		// A batch that failed is a transaction rolled back: the claim was not taken.
+		return storage.Claimed{}, wrap("claim", err)
+	}
+	c.ExpiresAt = c.ExpiresAt.UTC()
+	out.Claim = c
+	if corrupt != nil {
+		return out, corrupt
+	}
+	return out, nil
+}
+
+// readSettings reads the result of qGetSettings in a batch, as GetSettings
+// does: found is false when the document does not exist; a row that does
+// not read as a document is a *storage.CorruptSettingsError.
+func readSettings(br pgx.BatchResults, settingsID, kind string) (doc storage.Document, found bool, err error) {
+	doc = storage.Document{SettingsID: settingsID, Kind: kind}
+	rows, err := br.Query()
+	if err != nil {
+		return doc, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return doc, false, rows.Err()
+	}
+	var data []byte // copied as it is; see GetSettings
+	if err := rows.Scan(&doc.SchemaVersion, &doc.Revision, &data, &doc.UpdatedAt); err != nil {
+		return doc, false, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: kind, Err: err}
+	}
+	doc.Data = data
+	doc.UpdatedAt = doc.UpdatedAt.UTC()
+	if err := storage.CheckStoredDocument(doc, false); err != nil {
+		return doc, false, err
+	}
+	return doc, true, nil
+}
+
+// qLoadClaimed is qLoad for the batch of ClaimLoad: it reads only under the
+// lease just taken, so a claim that failed loads nothing.
+const qLoadClaimed = entryColumns + `WHERE settings_id = $1 AND conversation_id = $2
+  AND seq >= (SELECT last_summary_seq FROM conversations WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3)
+ORDER BY seq`
+
+// AppendRelease implements [storage.AppendReleaser]: the entries and the
+// release are one statement, so a lease is given up only with its last
+// entries stored.
+func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
+	if len(entries) == 0 {
+		if err := storage.CheckClaim(c); err != nil {
+			return nil, err
+		}
+		return []storage.Entry{}, s.Release(ctx, c)
+	}
+	return s.appendEntries(ctx, c, true, entries)
+}

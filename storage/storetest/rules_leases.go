@@ -1,0 +1,248 @@
+package storetest
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// ruleRenewLeases checks a store's RenewLeases, when it has one: live claims of two tenants are renewed together;
+// a released claim, an expired one, one with a forged token and one that names another tenant are lost and
+// extend nothing; a malformed claim is invalid.
+func ruleRenewLeases(r *rec) {
+	lr, ok := r.s.(storage.LeaseRenewer)
+	if !ok {
+		return
+	}
+	s, ctx := r.s, r.ctx
+	a, b := r.tenant("a"), r.tenant("b")
+	ca, ok1 := r.claim(a, r.conv(a, "kept"))
+	cb, ok2 := r.claim(b, r.conv(b, "kept"))
+	released, ok3 := r.claim(a, r.conv(a, "released"))
+	const short = 300 * time.Millisecond
+	sc, err := s.Claim(ctx, a, r.conv(a, "short"), "storetest", short)
+	if !ok1 || !ok2 || !ok3 || !r.ok(err, "Claim with a short lease") || !r.ok(s.Release(ctx, released), "Release") {
+		return
+	}
+	r.conv(b, "short")
+	otherTenant := sc
+	otherTenant.SettingsID = b // the same conversation id and token, under another tenant
+	forged := sc
+	forged.Token = "forged"
+	invalid := storage.Claim{SettingsID: a, ConversationID: "kept"}
+	cs := []storage.Claim{ca, released, otherTenant, cb, forged, invalid}
+	got, err := lr.RenewLeases(ctx, cs, time.Hour)
+	if !r.ok(err, "RenewLeases") || !r.truef(len(got) == len(cs), "RenewLeases of %d claims returned %d", len(cs), len(got)) {
+		return
+	}
+	soon := time.Now().Add(30 * time.Minute)
+	for i, c := range []storage.Claim{ca, cb} {
+		g := got[i*3] // ca and cb are at 0 and 3
+		if r.ok(g.Err, "RenewLeases of a live claim") {
+			r.truef(g.Claim.Token == c.Token && g.Claim.SettingsID == c.SettingsID && g.Claim.ExpiresAt.After(soon),
+				"RenewLeases for an hour returned %+v for %+v", g.Claim, c)
+		}
+	}
+	r.is(got[1].Err, storage.ErrClaimLost, "RenewLeases of a released claim")
+	r.is(got[2].Err, storage.ErrClaimLost, "RenewLeases of a claim naming another tenant")
+	r.is(got[4].Err, storage.ErrClaimLost, "RenewLeases with a forged token")
+	r.is(got[5].Err, storage.ErrInvalid, "RenewLeases of a claim without a token")
+
+	// Neither the forged claim nor the other tenant's extended the short lease: it expires, and it is lost.
+	var taken storage.Claim
+	for i := range 50 {
+		time.Sleep(short / 3)
+		if taken, err = s.Claim(ctx, a, "short", "successor", time.Minute); err == nil {
+			break
+		}
+		if i == 49 || !r.is(err, storage.ErrConversationBusy, "Claim while the short lease runs") {
+			r.failf("the short lease was extended by claims that do not hold it: %v", err)
+			return
+		}
+	}
+	got, err = lr.RenewLeases(ctx, []storage.Claim{sc, ca}, time.Hour)
+	if r.ok(err, "RenewLeases") && r.truef(len(got) == 2, "RenewLeases of 2 claims returned %d", len(got)) {
+		r.is(got[0].Err, storage.ErrClaimLost, "RenewLeases of a lease taken over")
+		r.ok(got[1].Err, "RenewLeases of a live claim beside a lost one")
+	}
+	_, err = s.Append(ctx, taken, entry(storage.EntryInput, `{}`))
+	r.ok(err, "Append under the lease that took the expired one over")
+	_, err = s.Append(ctx, ca, entry(storage.EntryInput, `{}`))
+	r.ok(err, "Append under a renewed claim")
+	_, err = s.Claim(ctx, a, "kept", "second", time.Minute)
+	r.is(err, storage.ErrConversationBusy, "Claim of a renewed lease")
+
+	got, err = lr.RenewLeases(ctx, []storage.Claim{cb, cb}, time.Hour)
+	if r.ok(err, "RenewLeases of a claim given twice") && r.truef(len(got) == 2, "RenewLeases of 2 claims returned %d", len(got)) {
+		r.ok(got[0].Err, "RenewLeases of a claim given twice, first")
+		r.ok(got[1].Err, "RenewLeases of a claim given twice, second")
+	}
+	got, err = lr.RenewLeases(ctx, nil, time.Minute)
+	r.truef(err == nil && len(got) == 0, "RenewLeases of no claims: %v, %v", got, err)
+	_, err = lr.RenewLeases(ctx, []storage.Claim{ca}, 0)
+	r.is(err, storage.ErrInvalid, "RenewLeases for no time")
+}
+
+// ruleClaimLoad checks a store's ClaimLoad, when it has one: it claims as Claim does and reads what Load and
+// GetSettings read, within the claim's tenant.
+func ruleClaimLoad(r *rec) {
+	cl, ok := r.s.(storage.ClaimLoader)
+	if !ok {
+		return
+	}
+	s, ctx := r.s, r.ctx
+	a, b := r.tenant("a"), r.tenant("b")
+	id := r.conv(a, "loaded")
+	r.conv(b, id)
+	kind := r.kind(a, "agent")
+	doc, err := s.PutSettings(ctx, storage.Document{SettingsID: a, Kind: kind, SchemaVersion: 1, Data: json.RawMessage(`{"limit":7}`)}, 0)
+	if !r.ok(err, "PutSettings") {
+		return
+	}
+	got, err := cl.ClaimLoad(ctx, a, id, "storetest", time.Minute, kind, "missing")
+	if !r.ok(err, "ClaimLoad of a new conversation") {
+		return
+	}
+	c := got.Claim
+	r.truef(len(got.Entries) == 0 && c.Token != "" && c.Owner == "storetest", "ClaimLoad of a new conversation: %+v, %d entries", c, len(got.Entries))
+	if d, ok := got.Settings[kind]; r.truef(ok && len(got.Settings) == 1, "ClaimLoad read settings %v, want the one of kind %q", got.Settings, kind) {
+		r.truef(d.Revision == doc.Revision && jsonEqual(d.Data, doc.Data), "ClaimLoad read %+v, want %+v", d, doc)
+	}
+	busy, err := cl.ClaimLoad(ctx, a, id, "second", time.Minute, kind)
+	r.is(err, storage.ErrConversationBusy, "ClaimLoad of a held conversation")
+	r.truef(busy.Claim.Token == "" && len(busy.Entries) == 0 && len(busy.Settings) == 0, "ClaimLoad of a held conversation returned %+v", busy)
+	_, err = s.Append(ctx, c, entry(storage.EntryInput, `{"n":1}`), entry(storage.EntrySummary, `{"n":2}`), entry(storage.EntryResponse, `{"n":3}`))
+	if !r.ok(err, "Append") || !r.ok(s.Release(ctx, c), "Release") {
+		return
+	}
+	want, err := s.Load(ctx, a, id)
+	if !r.ok(err, "Load") {
+		return
+	}
+	got, err = cl.ClaimLoad(ctx, a, id, "storetest", time.Minute)
+	if r.ok(err, "ClaimLoad of a stored conversation") {
+		r.sameEntries("ClaimLoad", got.Entries, want)
+		_, err = s.Append(ctx, got.Claim, entry(storage.EntryResponse, `{"n":4}`))
+		r.ok(err, "Append under ClaimLoad's claim")
+	}
+	other, err := cl.ClaimLoad(ctx, b, id, "storetest", time.Minute, kind)
+	if r.ok(err, "ClaimLoad of the same id under another tenant") {
+		r.truef(len(other.Entries) == 0 && len(other.Settings) == 0,
+			"ClaimLoad under another tenant read %d entries and %d documents of the first", len(other.Entries), len(other.Settings))
+		r.ok(s.Release(ctx, other.Claim), "Release")
+	}
+	_, err = cl.ClaimLoad(ctx, "", id, "storetest", time.Minute)
+	r.is(err, storage.ErrInvalid, "ClaimLoad without a settings id")
+	_, err = cl.ClaimLoad(ctx, a, id, "storetest", 0)
+	r.is(err, storage.ErrInvalid, "ClaimLoad for no time")
+	_, err = cl.ClaimLoad(ctx, a, r.conv(a, "owner"), "bad\x00owner", time.Minute)
+	r.is(err, storage.ErrInvalid, "ClaimLoad with an owner no store holds")
+	_, err = cl.ClaimLoad(ctx, a, r.conv(a, "kinds"), "storetest", time.Minute, "")
+	r.is(err, storage.ErrInvalid, "ClaimLoad of settings without a kind")
+	_, err = s.Claim(ctx, a, "kinds", "storetest", time.Minute)
+	r.ok(err, "Claim after a ClaimLoad that was refused") // nothing was claimed
+}
+
+// ruleAppendRelease checks a store's AppendRelease, when it has one: the entries are stored and the lease is free
+// at once; under a lost claim nothing is stored and the live lease stays.
+func ruleAppendRelease(r *rec) {
+	ar, ok := r.s.(storage.AppendReleaser)
+	if !ok {
+		return
+	}
+	s, ctx := r.s, r.ctx
+	sid := r.tenant("a")
+	id := r.conv(sid, "released")
+	c, ok := r.claim(sid, id)
+	if !ok {
+		return
+	}
+	got, err := ar.AppendRelease(ctx, c, entry(storage.EntryInput, `{}`), entry(storage.EntryRunEnd, `{}`))
+	if !r.ok(err, "AppendRelease") {
+		return
+	}
+	r.truef(len(got) == 2 && got[0].Seq == 1 && got[1].Seq == 2, "AppendRelease: seqs %v, want [1 2]", seqs(got))
+	_, err = s.Append(ctx, c, entry(storage.EntryResponse, `{}`))
+	r.is(err, storage.ErrClaimLost, "Append after AppendRelease")
+	next, err := s.Claim(ctx, sid, id, "next", time.Minute)
+	if !r.ok(err, "Claim after AppendRelease") {
+		return
+	}
+	_, err = ar.AppendRelease(ctx, c, entry(storage.EntryRunEnd, `{"late":true}`))
+	r.is(err, storage.ErrClaimLost, "AppendRelease under a lost claim")
+	_, err = s.Claim(ctx, sid, id, "third", time.Minute)
+	r.is(err, storage.ErrConversationBusy, "Claim after an AppendRelease that lost")
+	all, err := s.LoadAll(ctx, sid, id)
+	if r.ok(err, "LoadAll") {
+		r.truef(len(all) == 2, "AppendRelease under a lost claim stored something: %d entries, want 2", len(all))
+	}
+	got, err = ar.AppendRelease(ctx, next)
+	r.truef(err == nil && len(got) == 0, "AppendRelease of no entries: %v, %v", got, err)
+	_, err = s.Append(ctx, next, entry(storage.EntryResponse, `{}`))
+	r.is(err, storage.ErrClaimLost, "Append after AppendRelease of no entries")
+	_, err = ar.AppendRelease(ctx, storage.Claim{SettingsID: sid, ConversationID: id})
+	r.is(err, storage.ErrInvalid, "AppendRelease of a claim without a token")
+}
+
+// ruleSteerKeptByAppendRelease checks that AppendRelease, like Release, stores the steering input the run did not
+// take in, after the run's last entries, and that ClaimLoad, like Claim, moves in the input a run left queued when
+// its lease expired, before it loads.
+func ruleSteerKeptByAppendRelease(r *rec) {
+	s, ctx := r.s, r.ctx
+	sid := r.tenant("a")
+	if ar, ok := s.(storage.AppendReleaser); ok {
+		id := r.conv(sid, "kept-by-append-release")
+		c, ok := r.claim(sid, id)
+		if !ok || !r.ok(s.Steer(ctx, sid, id, []byte(`"too late"`)), "Steer") {
+			return
+		}
+		if _, err := ar.AppendRelease(ctx, c, entry(storage.EntryInput, `{}`), entry(storage.EntryRunEnd, `{}`)); !r.ok(err, "AppendRelease") {
+			return
+		}
+		all, err := s.LoadAll(ctx, sid, id)
+		if r.ok(err, "LoadAll") {
+			var types []string
+			for _, e := range all {
+				types = append(types, string(e.Type))
+			}
+			r.truef(strings.Join(types, ",") == "input,run_end,steering",
+				"AppendRelease with queued steering stored %v, want input, run_end, then the steering input", types)
+		}
+	}
+	if cl, ok := s.(storage.ClaimLoader); ok {
+		id := r.conv(sid, "kept-for-claim-load")
+		const ttl = 200 * time.Millisecond
+		old, err := s.Claim(ctx, sid, id, "crashes", ttl)
+		if !r.ok(err, "Claim") {
+			return
+		}
+		if _, err := s.Append(ctx, old, entry(storage.EntryInput, `{}`)); !r.ok(err, "Append") {
+			return
+		}
+		if !r.ok(s.Steer(ctx, sid, id, []byte(`"before the crash"`)), "Steer") {
+			return
+		}
+		// The run crashes: no TakeSteering, no Release. Wait out the lease, a bounded number of times.
+		var got storage.Claimed
+		for i := range 50 {
+			time.Sleep(ttl / 4)
+			if got, err = cl.ClaimLoad(ctx, sid, id, "successor", time.Minute); err == nil {
+				break
+			}
+			if i == 49 || !errors.Is(err, storage.ErrConversationBusy) {
+				r.ok(err, "ClaimLoad after the lease expired")
+				return
+			}
+		}
+		n := 0
+		for _, e := range got.Entries {
+			if e.Type == storage.EntrySteering {
+				n++
+			}
+		}
+		r.truef(n == 1, "ClaimLoad after a crash loaded %d steering entries, want the 1 left queued", n)
+	}
+}
