@@ -202,8 +202,8 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 func (h *Host) Name() string { return h.decl.Name }
 
 // Run runs the agent to the end of its turn: until the model answers without calling tools, the run's budget is
-// spent, or approval requests are left. On an error, the Result, when not nil, holds what the run produced
-// before it.
+// spent, or approval requests are left. It never returns a nil Result: on an error, the Result holds what the
+// run produced before it, which is nothing when the run could not start.
 func (h *Host) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
 	if tel := h.cfg.Telemetry; tel != nil {
 		var span *telemetry.AgentSpan
@@ -218,7 +218,7 @@ func (h *Host) Run(ctx context.Context, opts ...RunOption) (res *Result, err err
 	}
 	p, in, err := h.prepare(ctx, opts)
 	if err != nil {
-		return nil, err
+		return &Result{Agent: h.decl.Name}, err
 	}
 	resp, err := p.client.Respond(ctx, in.msgs, p.opts)
 	return p.result(in, resp), err

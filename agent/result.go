@@ -2,7 +2,9 @@ package agent
 
 import "github.com/typeshift-go/typeshift/agent/chat"
 
-// Result is what a run produced.
+// Result is what a run produced. [Host.Run] returns one with every error too: empty when the run failed before
+// its first model call, and holding what the run got to otherwise. Its methods accept a nil *Result as well, so
+// res.Text() never panics, whatever path produced res.
 type Result struct {
 	// Messages is the whole conversation: the history, the input and the run's new messages. Pass it to the next
 	// run with [Messages]; it holds the pending requests and the standing approvals. In a run with a
@@ -24,8 +26,12 @@ type Result struct {
 	Agent string
 }
 
-// Text returns the text of the last assistant message.
+// Text returns the text of the last assistant message of the run, or "" when there is none: a run that
+// failed, or one that ended waiting for approvals ([Result.Pending]) before the model could answer.
 func (r *Result) Text() string {
+	if r == nil {
+		return ""
+	}
 	for i := len(r.New) - 1; i >= 0; i-- {
 		if r.New[i].Role == chat.RoleAssistant {
 			if t := r.New[i].Text(); t != "" {
@@ -35,3 +41,7 @@ func (r *Result) Text() string {
 	}
 	return ""
 }
+
+// Waiting reports whether the run ended with approval requests to answer in the next run: [Result.Pending] is
+// not empty. A request that a rule decided (see [RuleFor]) is never pending.
+func (r *Result) Waiting() bool { return r != nil && len(r.Pending) > 0 }

@@ -90,7 +90,9 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			return out, errStopped
 		}
 		req = append(req, resp.Messages...)
-		results, stepErr := l.execute(ctx, calls, s)
+		ectx, stopProgress := progressTo(ctx, emit)
+		results, stepErr := l.execute(ectx, calls, s)
+		stopProgress()
 		requests := s.requests
 		if len(results) > 0 {
 			req = append(req, chat.Message{Role: chat.RoleTool, Parts: results})

@@ -69,24 +69,24 @@ func analyzerDoc(src string) string {
 	return strings.TrimSpace(text)
 }
 
-// run parses the package as the generator does, reporting what the parser reports, exports the package's tools
-// as a fact, and then checks what spans packages or needs the whole model: names against the imported packages'
-// tools, agents' toolset uses, field descriptions and the generated file.
+// run parses the package as the generator does, with the toolsets of the imported packages that their facts list,
+// reporting what the parser reports; exports the package's tools as a fact; and then checks field descriptions
+// and the generated file.
 func run(pass *analysis.Pass, cfg *config) (any, error) {
 	files := sourceFiles(pass)
 	if len(files) == 0 {
 		return nil, nil
 	}
 	r := newReporter(pass, cfg.skip)
-	pkg := parse.Package(pass.Fset, files, pass.Pkg, pass.TypesInfo, parse.ReporterFunc(r.parsed))
+	imported := importedToolsets(pass)
+	res := parse.Read(pass.Fset, files, pass.Pkg, pass.TypesInfo, parse.ReporterFunc(r.parsed), parse.Options{Imported: imported})
+	pkg := res.Package
 	loc := newLocator(pass, files)
 
-	fact := newToolsFact(pass, pkg)
+	fact := newToolsFact(res.Toolsets, imported)
 	if len(fact.Toolsets) > 0 {
 		pass.ExportPackageFact(fact)
 	}
-	checkImportedNames(r, loc, pkg, fact)
-	checkAgents(r, loc, pkg, fact)
 	if cfg.fieldDocs {
 		checkFieldDocs(r, loc, pkg)
 	}

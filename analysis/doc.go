@@ -23,8 +23,8 @@
 // settings struct, *toolset.Call; the input is not a struct or there is more than one; or a channel, func,
 // unsafe.Pointer or complex type appears in its input or its result.
 //
-// TSH007: two tools share a name, within the package or between the package and the packages it imports, or a
-// tool takes a name Typeshift reserves (the plan mode and handoff tools).
+// TSH007: two tools share a name, within the package, between the package and the packages it imports, or between
+// two toolsets one agent uses, or a tool takes a name Typeshift reserves (the plan mode and handoff tools).
 //
 // TSH008: a tool's WithName argument is not lower_snake_case (the suggested fix uses the snake_case form), or an
 // agent's WithName argument is not a string constant.
@@ -65,8 +65,12 @@
 // TSH023: agent.Use names a type that is not a toolset.
 //
 // TSH024: an agent's Include or Exclude picks a method that is not a tool of the toolset, or something other than
-// a method expression of it. For a toolset of another package, the analyzer also checks the picks against the
-// tools that package's source declares, which catches a pick its out-of-date generated code still allows.
+// a method expression of it. A toolset of another package is known by the tools its source declares, from the
+// facts of the imported packages, so a pick that its out-of-date generated code still allows is caught too.
+//
+// TSH030: the generated file would declare an identifier twice: a method added as a tool twice, two tools whose
+// toolset and method names run together alike (Ticket.SearchX and TicketSearch.X both give TicketSearchXID), or
+// a name the package declares itself, such as a type SupportSettings beside an agent Support.
 //
 // Toolsets declared in _test.go files are not checked: the generator does not read test files either.
 package analysis

@@ -1,13 +1,11 @@
 package analysis
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/typeshift-go/typeshift/internal/model"
 	"github.com/typeshift-go/typeshift/internal/parse"
 )
 
@@ -26,6 +24,8 @@ type factToolset struct {
 	Pkg, Type string
 	// Tools are the toolset's tools in declaration order.
 	Tools []factTool
+	// Failed lists the methods Declare adds whose tools have errors of their own (parse.Toolset.Failed).
+	Failed []string `json:",omitempty"`
 }
 
 // factTool is one tool in a [factToolset].
@@ -52,71 +52,53 @@ func (f *toolsFact) String() string {
 }
 
 // newToolsFact returns the fact the package exports: its own toolsets, in declaration order, then the imported
-// ones its imports' facts list, each once, sorted by package and type.
-func newToolsFact(pass *analysis.Pass, pkg *model.Package) *toolsFact {
+// ones, each once, sorted by package and type.
+func newToolsFact(own, imported []parse.Toolset) *toolsFact {
 	f := &toolsFact{}
-	for _, ts := range pkg.Toolsets {
-		ft := factToolset{Pkg: pkg.Path, Type: ts.TypeName}
-		for _, t := range ts.Tools {
-			ft.Tools = append(ft.Tools, factTool{Name: t.Name, Method: t.Method})
-		}
-		f.Toolsets = append(f.Toolsets, ft)
+	for _, ts := range own {
+		f.Toolsets = append(f.Toolsets, factOf(ts))
 	}
-	own := len(f.Toolsets)
-	seen := map[string]bool{}
-	for _, pf := range pass.AllPackageFacts() {
-		imported, ok := pf.Fact.(*toolsFact)
-		if !ok || pf.Package.Path() == pkg.Path {
-			continue
-		}
-		for _, ts := range imported.Toolsets {
-			if k := ts.Pkg + "." + ts.Type; ts.Pkg != pkg.Path && !seen[k] {
-				seen[k] = true
-				f.Toolsets = append(f.Toolsets, ts)
-			}
-		}
+	for _, ts := range imported {
+		f.Toolsets = append(f.Toolsets, factOf(ts))
 	}
-	rest := f.Toolsets[own:]
-	sort.Slice(rest, func(i, j int) bool {
-		if rest[i].Pkg != rest[j].Pkg {
-			return rest[i].Pkg < rest[j].Pkg
-		}
-		return rest[i].Type < rest[j].Type
-	})
 	return f
 }
 
-// checkImportedNames reports (TSH007) each tool of the package whose name a toolset of an imported package
-// already uses. Duplicates within the package are the parser's to report.
-func checkImportedNames(r *reporter, loc *locator, pkg *model.Package, fact *toolsFact) {
-	imported := map[string]factToolset{} // tool name -> the first imported toolset that has it
-	names := map[string]string{}         // tool name -> method
-	for _, ts := range fact.Toolsets {
-		if ts.Pkg == pkg.Path {
+// factOf converts the parser's listing of a toolset.
+func factOf(ts parse.Toolset) factToolset {
+	ft := factToolset{Pkg: ts.Pkg, Type: ts.Type, Failed: ts.Failed}
+	for _, t := range ts.Tools {
+		ft.Tools = append(ft.Tools, factTool{Name: t.Name, Method: t.Method})
+	}
+	return ft
+}
+
+// importedToolsets lists the toolsets that the facts of the package's imports relay, each once, sorted by
+// package and type: every toolset of a package it imports, directly or not.
+func importedToolsets(pass *analysis.Pass) []parse.Toolset {
+	var out []parse.Toolset
+	seen := map[string]bool{}
+	for _, pf := range pass.AllPackageFacts() {
+		imported, ok := pf.Fact.(*toolsFact)
+		if !ok || pf.Package.Path() == pass.Pkg.Path() {
 			continue
 		}
-		for _, t := range ts.Tools {
-			if _, ok := imported[t.Name]; !ok {
-				imported[t.Name], names[t.Name] = ts, t.Method
+		for _, ts := range imported.Toolsets {
+			if k := ts.Pkg + "." + ts.Type; ts.Pkg != pass.Pkg.Path() && !seen[k] {
+				seen[k] = true
+				pt := parse.Toolset{Pkg: ts.Pkg, Type: ts.Type, Failed: ts.Failed}
+				for _, t := range ts.Tools {
+					pt.Tools = append(pt.Tools, parse.ToolRef{Name: t.Name, Method: t.Method})
+				}
+				out = append(out, pt)
 			}
 		}
 	}
-	for _, ts := range pkg.Toolsets {
-		for _, t := range ts.Tools {
-			o, ok := imported[t.Name]
-			if !ok {
-				continue
-			}
-			pos, end := loc.toolName(ts.TypeName, t.Method)
-			tool := ts.TypeName + "." + t.Method
-			if t.Func {
-				tool = "function " + t.Method + " of " + ts.TypeName
-			}
-			r.report(parse.Diagnostic{
-				Pos: pos, End: end, Code: codeDuplicate, Severity: parse.Error,
-				Message: fmt.Sprintf("tool name %q of %s is already used by %s.%s in %s: name the tool with WithName",
-					t.Name, tool, o.Type, names[t.Name], o.Pkg),
-			})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pkg != out[j].Pkg {
+			return out[i].Pkg < out[j].Pkg
 		}
-	}
+		return out[i].Type < out[j].Type
+	})
+	return out
 }

@@ -11,9 +11,8 @@ import (
 
 // The codes of the diagnostics the analyzer finds itself; the parser's codes are in its own reports.
 const (
-	codeDuplicate = "TSH007"
-	codeStale     = "TSH010"
-	codeFieldDoc  = "TSH022"
+	codeStale    = "TSH010"
+	codeFieldDoc = "TSH022"
 )
 
 // reporter turns findings into analysis diagnostics: the code first in the message and as the category, the

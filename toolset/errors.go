@@ -42,4 +42,4 @@ func (e *PanicError) Error() string {
 }
 
 // ErrStale reports generated code that no longer matches a toolset's declarations.
-var ErrStale = errors.New("generated code is out of date: run go generate")
+var ErrStale = errors.New("generated code is out of date: run typeshift generate (or go generate)")

@@ -40,6 +40,12 @@ func (t *Toolset) Declared(name string, declare func(), n int, build func([]*Too
 	t.once.Do(func() {
 		t.chains = t.chains[:0]
 		declare()
+		if len(t.chains) == 0 && n > 0 {
+			// Chains recorded on a copy of the toolset never reach it: the usual cause is a value receiver.
+			t.err = fmt.Errorf("toolset %s declares no tools but its generated code knows %d: give Declare a pointer receiver, func (x *%s) Declare(), or run typeshift generate if Declare lost its tools: %w",
+				name, n, name, ErrStale)
+			return
+		}
 		if len(t.chains) != n {
 			t.err = fmt.Errorf("toolset %s declares %d tools but its generated code knows %d: %w", name, len(t.chains), n, ErrStale)
 			return

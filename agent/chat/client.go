@@ -132,4 +132,7 @@ type Update struct {
 	Parts []Part
 	// FinishReason is set on the update that ends the response.
 	FinishReason FinishReason
+	// Progress, when not nil, makes this a progress update of a running tool call (see [ReportProgress]): it
+	// has no parts, and it is not part of any message, so [Collect] skips it.
+	Progress *Progress
 }

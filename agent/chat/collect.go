@@ -18,6 +18,9 @@ func Collect(updates func(yield func(Update, error) bool)) (*Response, error) {
 		if u.FinishReason != "" {
 			resp.FinishReason = u.FinishReason
 		}
+		if u.Progress != nil {
+			continue // a report about a running call, not a piece of the response
+		}
 		for _, p := range u.Parts {
 			if up, ok := p.(UsagePart); ok {
 				resp.Usage = resp.Usage.Add(up.Usage)

@@ -1,4 +1,5 @@
-// Package mcp offers the tools of a Model Context Protocol server to an agent, as a [toolset.Source].
+// Package mcp speaks the Model Context Protocol both ways: it offers the tools of an MCP server to an agent, as a
+// [toolset.Source], and it serves any toolset.Source to MCP hosts ([ToolServer], [ServeStdio], [Handler]).
 //
 // It is a client of the official MCP Go SDK (github.com/modelcontextprotocol/go-sdk/mcp, imported here as sdk):
 // the SDK speaks the protocol and owns the transport; this package turns each server tool into a
@@ -30,5 +31,23 @@
 //
 // Arguments that are not a JSON object fail with a [*toolset.ArgumentError] before the server is asked. A result
 // the server flags with isError becomes a [*ToolError] whose message is the server's text, so the model reads
-// what went wrong. Cancellation of the context cancels the request on the server.
+// what went wrong. Cancellation of the context cancels the request on the server. A server that stops during a
+// call ends it with an error saying so, and offers no tools from then on.
+//
+// # Progress, sampling, elicitation
+//
+// Each call carries a progress token; the server's reports reach a streamed run as updates with
+// [chat.Update.Progress] set, and the call's span as events. Sampling requests are answered only when
+// [Options.Sampling] says how; elicitation only through the SDK's handler in [Options.Client]. Subprocess servers
+// start with [MinimalEnv] unless their command sets an environment.
+//
+// # Serving
+//
+//	err := mcp.ServeStdio(ctx, &tickets.Tickets{Client: client}, mcp.Principal{}, nil)
+//
+// [ToolServer] answers tools/list and tools/call from the source on every request, with the generated schemas,
+// readOnlyHint for read-only tools, and tool errors and panics as results flagged isError. Tools that require
+// approval are left out, or asked for through elicitation ([ElicitApproval]); they never run unasked.
+// [Handler] serves over streamable HTTP behind the application's [Authenticate] callback, which names the
+// [Principal] and so the tenant whose stored settings ([ServeOptions.Settings]) apply.
 package mcp

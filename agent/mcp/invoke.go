@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/typeshift-go/typeshift/toolset"
@@ -30,7 +32,14 @@ func (s *Server) invoker(name string) func(ctx context.Context, call *toolset.Ca
 		}
 		defer cancel()
 
-		res, err := s.session.CallTool(callCtx, &sdk.CallToolParams{Name: name, Arguments: args})
+		params := &sdk.CallToolParams{Name: name, Arguments: args}
+		var callID string
+		if call != nil {
+			callID = call.ID
+		}
+		done := s.track(ctx, params, callID, name)
+		defer done()
+		res, err := s.session.CallTool(callCtx, params)
 		if err != nil {
 			return nil, s.callError(ctx, callCtx, name, err)
 		}
@@ -47,6 +56,15 @@ func (s *Server) callError(ctx, callCtx context.Context, name string, err error)
 	case callCtx.Err() != nil:
 		return fmt.Errorf("tool %q of MCP server %q timed out after %s: %w", name, s.name, s.opts.Timeout,
 			context.DeadlineExceeded)
+	case connectionClosed(err):
+		s.stop(ctx, err)
+		return fmt.Errorf("MCP server %q stopped while tool %q ran, so whether the call took effect is unknown; "+
+			"its tools are no longer offered: %w", s.name, name, err)
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+		// Most often the tool is gone from a list that changed: list the tools again next turn.
+		s.invalidate()
 	}
 	return fmt.Errorf("calling tool %q of MCP server %q: %w", name, s.name, err)
 }

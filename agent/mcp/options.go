@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"log/slog"
 	"slices"
 	"time"
 
@@ -24,6 +25,13 @@ type Options struct {
 	// Timeout bounds each tool call. A call still running when it passes is cancelled on the server and fails
 	// with an error saying it timed out. Zero means no bound beyond the caller's context.
 	Timeout time.Duration
+
+	// Sampling, when not nil, lets the server ask the host's model for completions while its tools run
+	// ([Connect] only). Nil refuses every sampling request.
+	Sampling *Sampling
+
+	// Logger receives what the model does not read, such as the server stopping. Nil discards it.
+	Logger *slog.Logger
 
 	// Client configures the SDK client that [Connect] makes; it is copied. Its ToolListChangedHandler, if any, is
 	// still called, after the cached tool list has been dropped. [Tools] ignores it.

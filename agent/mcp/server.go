@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,6 +21,24 @@ type Server struct {
 	name    string
 	owned   bool // the session was started by Connect, and Close ends it
 	cached  bool // the list is kept until a list_changed notification
+
+	// progress holds, per progress token of a call in flight, where its progress reports go. Only a Server made
+	// by Connect hears the server's notifications/progress, so only it sends tokens.
+	progress sync.Map // string -> *callProgress
+	tokens   atomic.Uint64
+	// flight counts the calls in flight and the sampling requests answered for them, which Options.Sampling
+	// bounds; the count starts again when no call is in flight.
+	flight struct {
+		sync.Mutex
+		calls, sampled int64
+		ctxs           map[string]context.Context // per progress token
+	}
+	// stopped is set once the session's connection has closed under it: the server offers no tools from then on.
+	stopped atomic.Bool
+	closed  atomic.Bool // Close was called
+	// tasks holds the tools that require task-based execution, which are not offered; nil when the transport
+	// cannot tell.
+	tasks *taskTools
 
 	mu     sync.Mutex
 	gen    uint64                    // counts list_changed notifications, so a list fetched across one is not kept
@@ -45,6 +64,11 @@ func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Serv
 	}
 	s := newServer(opts)
 	s.owned, s.cached = true, true
+	restrictEnv(transport)
+	if _, http := transport.(*sdk.StreamableClientTransport); !http {
+		s.tasks = new(taskTools)
+		transport = &taskTransport{Transport: transport, tasks: s.tasks}
+	}
 
 	var copts sdk.ClientOptions
 	if s.opts.Client != nil {
@@ -55,6 +79,17 @@ func Connect(ctx context.Context, transport sdk.Transport, opts *Options) (*Serv
 		s.invalidate()
 		if next != nil {
 			next(ctx, req)
+		}
+	}
+	if s.opts.Sampling != nil && s.opts.Sampling.Client != nil && copts.CreateMessageHandler == nil &&
+		copts.CreateMessageWithToolsHandler == nil {
+		copts.CreateMessageHandler = s.sample
+	}
+	nextProgress := copts.ProgressNotificationHandler
+	copts.ProgressNotificationHandler = func(ctx context.Context, req *sdk.ProgressNotificationClientRequest) {
+		s.onProgress(req.Params)
+		if nextProgress != nil {
+			nextProgress(ctx, req)
 		}
 	}
 	impl := s.opts.Implementation
@@ -117,7 +152,18 @@ func (s *Server) Close() error {
 	if !s.owned || s.session == nil {
 		return nil
 	}
+	s.closed.Store(true)
 	return s.session.Close()
+}
+
+// stop records that the server's connection closed under the session, so its tools are no longer offered.
+func (s *Server) stop(ctx context.Context, err error) {
+	if s.closed.Load() {
+		return // closed here, not stopped there: calls and listings fail as on any closed session
+	}
+	if !s.stopped.Swap(true) && s.opts.Logger != nil {
+		s.opts.Logger.WarnContext(ctx, "MCP server stopped: its tools are no longer offered", "server", s.name, "error", err)
+	}
 }
 
 // Invalidate drops the cached tool list, so the next turn lists the tools again. Connect calls it on each
@@ -136,6 +182,9 @@ func (s *Server) Tools(ctx context.Context, _ *toolset.Run) ([]*toolset.Tool, er
 	if s.session == nil {
 		return nil, fmt.Errorf("MCP server %q: no session", s.name)
 	}
+	if s.stopped.Load() {
+		return []*toolset.Tool{}, nil
+	}
 	s.mu.Lock()
 	if s.cached && s.tools != nil {
 		out := append([]*toolset.Tool(nil), s.tools...)
@@ -147,10 +196,21 @@ func (s *Server) Tools(ctx context.Context, _ *toolset.Run) ([]*toolset.Tool, er
 
 	var tools []*toolset.Tool
 	for t, err := range s.session.Tools(ctx, nil) {
+		if connectionClosed(err) && !s.closed.Load() {
+			s.stop(ctx, err)
+			return []*toolset.Tool{}, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("listing the tools of MCP server %q: %w", s.name, err)
 		}
 		if t == nil || (s.opts.Include != nil && !s.opts.Include(t)) {
+			continue
+		}
+		if s.tasks.required(t.Name) {
+			if s.opts.Logger != nil {
+				s.opts.Logger.InfoContext(ctx, "MCP tool left out: it requires task-based execution, which this client does not support",
+					"server", s.name, "tool", t.Name)
+			}
 			continue
 		}
 		tool, err := s.tool(t)

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -19,10 +20,23 @@ import (
 // serveStdioEnv makes the test binary an MCP server over stdio, for TestCommandTransport.
 const serveStdioEnv = "TYPESHIFT_MCP_TEST_SERVE_STDIO"
 
+// serveToolsetEnv makes the test binary serve the served test toolset over stdio with [mcp.ServeStdio].
+const serveToolsetEnv = "TYPESHIFT_MCP_TEST_SERVE_TOOLSET"
+
 func TestMain(m *testing.M) {
+	if slices.Contains(os.Args, childFlag) {
+		serveChild()
+		os.Exit(0)
+	}
 	if os.Getenv(serveStdioEnv) == "1" {
 		f := buildFixture()
 		if err := f.server.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv(serveToolsetEnv) == "1" {
+		if err := mcp.ServeStdio(context.Background(), newServed().src, mcp.Principal{}, nil); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	typeshift generate [-check] [-tags list] [packages]
+//	typeshift generate [-check] [-v] [-tags list] [packages]
 //	typeshift migrate [flags]
 //	typeshift verify-store [flags]
 //
@@ -42,20 +42,27 @@
 //		return t.Client.Close(ctx, in.Number)
 //	}
 //
-// running go generate ./... writes tickets/typeshift_gen.go, and (*Tickets).Tools then returns the
-// search_tickets and close_ticket tools.
+// running go tool typeshift generate ./... writes tickets/typeshift_gen.go, and (*Tickets).Tools then returns
+// the search_tickets and close_ticket tools.
 //
-// Run it from go:generate as above, or declare it as a tool of your module and run it with go tool:
+// Declare it as a tool of your module and run it once at the module's root; docs/getting-started.md shows the
+// whole setup:
 //
 //	go get -tool github.com/typeshift-go/typeshift/cmd/typeshift
 //	go tool typeshift generate ./...
 //
+// A single directive in a file at the root, //go:generate go tool typeshift generate ./..., lets go generate ./...
+// do the same. One run is enough from any state of the generated files: a package is read without its generated
+// file, type errors that code using generated names causes are tolerated, and packages are read imports first, so
+// that an agent's picks are checked against its toolsets' sources. The module's packages that the named ones
+// import are read too, so running it package by package, in any order, writes the same files.
+//
 // generate deletes a typeshift_gen.go it wrote earlier when its package no longer declares a toolset. It never
 // writes a package with a declaration it cannot read: it prints every problem as
 //
-//	tickets/tickets.go:12:14: TSH003 AddTool takes a method value of Tickets, such as t.Search, ...
+//	tickets/tickets.go:12:14: TSH003: AddTool takes a method value of Tickets, such as t.Search, ...
 //
-// and exits with status 1. The same problems, with the same codes, are what the typeshift-vet analyzer reports
+// with the path relative to the module's root, as go vet prints it, and exits with status 1. The same problems, with the same codes, are what the typeshift-vet analyzer reports
 // in go vet.
 //
 // The flags are:
@@ -65,6 +72,8 @@
 //		status 1 if there is one (for CI)
 //	-tags list
 //		comma-separated build tags to load the packages with
+//	-v
+//		print each file written and the time taken (printed anyway from 25 packages on)
 //
 // # migrate and verify-store
 //

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -152,7 +153,7 @@ func (g *gen) ownTools(a *model.Agent) error {
 	g.p("")
 	g.p("// TypeshiftTools returns the tools %s adds itself, made once from the chains its Declare method records.", t)
 	g.p("func (a *%s) TypeshiftTools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {", t)
-	g.p("return a.Agent.DeclaredTools(a, %d, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", len(a.Tools))
+	g.p("return a.%s.DeclaredTools(a, %d, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", cmp.Or(a.Field, "Agent"), len(a.Tools))
 	g.p("return %s(a, chains)", build)
 	g.p("})")
 	g.p("}")

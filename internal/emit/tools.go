@@ -2,6 +2,7 @@ package emit
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -23,7 +24,7 @@ func (g *gen) toolset(set *model.Toolset) error {
 	g.p("")
 	g.p("// Tools returns the tools of %s, made once from the chains its Declare method records.", t)
 	g.p("func (t *%s) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {", t)
-	g.p("return t.Toolset.Declared(%q, t.Declare, %d, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", t, len(set.Tools))
+	g.p("return t.%s.Declared(%q, t.Declare, %d, func(chains []*toolset.ToolBuilder) ([]*toolset.Tool, error) {", cmp.Or(set.Field, "Toolset"), t, len(set.Tools))
 	g.p("return %s(t, chains)", build)
 	g.p("})")
 	g.p("}")

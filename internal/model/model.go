@@ -27,6 +27,9 @@ type Toolset struct {
 	Doc string
 	// Tools are in the order of their AddTool chains in Declare.
 	Tools []*Tool
+	// Field names the embedded toolset.Toolset field when it is not Toolset: the name of an alias it is
+	// embedded through.
+	Field string `json:",omitempty"`
 }
 
 // Tool is one AddTool chain and the method it names.
@@ -185,6 +188,9 @@ type Agent struct {
 	Doc string
 	// Name is WithName's constant, or TypeName.
 	Name string
+	// Field names the embedded agent.Agent field when it is not Agent: the name of an alias it is embedded
+	// through.
+	Field string `json:",omitempty"`
 	// Configurable lists, in a fixed order, the settings names of the chat options the chains mark
 	// Configurable, such as "model" and "temperature"; marking WithModel opens "provider" too.
 	Configurable []string

@@ -86,21 +86,27 @@ func (p *parser) readAgentType(ts *ast.TypeSpec) *ast.FuncDecl {
 	if !ok {
 		return nil
 	}
-	embeds := false
+	field := ""
 	for i := range st.NumFields() {
 		if f := st.Field(i); f.Embedded() && isNamed(f.Type(), AgentPath, "Agent") {
-			embeds = true
+			field = f.Name()
 		}
 	}
-	if !embeds {
+	if field == "" {
 		return nil
 	}
-	fd := p.declareMethod(named)
+	fd, bad := p.declareMethod(named)
+	if bad != nil {
+		return bad
+	}
 	if fd == nil {
 		// agent.NewHost refuses it with a message of its own; nothing to generate.
 		return nil
 	}
 	a := &model.Agent{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc), Name: obj.Name()}
+	if field != "Agent" {
+		a.Field = field // embedded through an alias
+	}
 	if p.readAgentDeclare(a, named, fd) {
 		p.out.Agents = append(p.out.Agents, a)
 	}
@@ -258,9 +264,21 @@ func (p *parser) offeredBy(call *ast.CallExpr, u *model.ToolsetUse, offered map[
 		if len(u.IncludeNames) > 0 && !slices.Contains(u.IncludeNames, name) || slices.Contains(u.ExcludeNames, name) {
 			continue
 		}
-		if _, taken := offered[name]; !taken {
-			offered[name] = named.Obj().Name()
+		label := types.TypeString(named, func(other *types.Package) string {
+			if other == p.pkg {
+				return ""
+			}
+			return other.Name()
+		})
+		if other, taken := offered[name]; taken {
+			if other != label && !p.importClash[name] {
+				p.report(call, "TSH007", Error, fmt.Sprintf(
+					"the tool name %q is offered by both %s and %s: an agent's tool names must be unique; exclude the tool from one of the uses, or rename it with WithName",
+					name, other, label))
+			}
+			continue
 		}
+		offered[name] = label
 	}
 }
 
@@ -386,6 +404,12 @@ func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetU
 		}
 		for _, a := range l.call.Args {
 			method := p.pickedMethod(a, named)
+			if method == "" && p.missingMethod(a, named) != "" {
+				p.report(a, "TSH024", Error, fmt.Sprintf(
+					"%s has no method %s: pick a method that its Declare adds with AddTool", typeName, p.missingMethod(a, named)))
+				ok = false
+				continue
+			}
 			if method == "" {
 				p.report(a, "TSH024", Error, fmt.Sprintf(
 					"%s takes method expressions of %s, such as (%s).Method, so that the compiler checks them", l.method, typeName, typeName))
@@ -393,6 +417,12 @@ func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetU
 				continue
 			}
 			name, isTool := tools[method]
+			if !isTool && p.failedTool(named, method) {
+				// The tool's own package reports why it is not a tool; the agent waits for that fix.
+				p.deferred = append(p.deferred, typeName+"."+method)
+				ok = false
+				continue
+			}
 			if !isTool {
 				msg := fmt.Sprintf("%s is not a tool of %s: pick a method that its Declare adds with AddTool", method, typeName)
 				if !known {
@@ -419,6 +449,20 @@ func (p *parser) readUse(call *ast.CallExpr, links []agentLink) (*model.ToolsetU
 	return u, true
 }
 
+// failedTool reports whether a toolset's Declare adds method with AddTool but the tool has an error of its own.
+func (p *parser) failedTool(named *types.Named, method string) bool {
+	obj := named.Obj()
+	if ts, ok := p.imported[obj.Pkg().Path()+"."+obj.Name()]; ok {
+		return slices.Contains(ts.Failed, method)
+	}
+	if obj.Pkg() != p.pkg {
+		return false
+	}
+	tools, _ := p.toolsOf(named)
+	_, isTool := tools[method]
+	return !isTool && slices.Contains(p.declared[obj.Name()], method)
+}
+
 // embedsToolsetDirectly reports whether a named struct type embeds toolset.Toolset as a field of its own.
 func embedsToolsetDirectly(named *types.Named) bool {
 	st, ok := named.Underlying().(*types.Struct)
@@ -434,11 +478,18 @@ func embedsToolsetDirectly(named *types.Named) bool {
 }
 
 // toolsOf maps the methods of a toolset's tools to their names. A toolset of this package is read from its
-// model; one of another package from the identity constants its generated code declares (model.IDConst), since
-// its syntax is not loaded. known reports the first case, where a missing method is surely not a tool.
+// model, one of another package that Options listed from that listing, and any other from the identity
+// constants its generated code declares (model.IDConst), which may be missing or out of date. known reports the
+// first two cases, where a missing method is surely not a tool.
 func (p *parser) toolsOf(named *types.Named) (tools map[string]string, known bool) {
 	tools = map[string]string{}
 	obj := named.Obj()
+	if ts, ok := p.imported[obj.Pkg().Path()+"."+obj.Name()]; ok {
+		for _, t := range ts.Tools {
+			tools[t.Method] = t.Name
+		}
+		return tools, true
+	}
 	if obj.Pkg() == p.pkg {
 		for _, set := range p.out.Toolsets {
 			if set.TypeName == obj.Name() {
@@ -487,6 +538,26 @@ func (p *parser) pickedMethod(e ast.Expr, named *types.Named) string {
 	return s.Obj().Name()
 }
 
+// missingMethod returns M for a pick (T).M or (*T).M of the toolset type whose method M does not exist, or "".
+func (p *parser) missingMethod(e ast.Expr, named *types.Named) string {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok || p.info.Selections[sel] != nil {
+		return ""
+	}
+	tv, ok := p.info.Types[sel.X]
+	if !ok || !tv.IsType() {
+		return ""
+	}
+	t := tv.Type
+	if ptr, isPtr := t.(*types.Pointer); isPtr {
+		t = ptr.Elem()
+	}
+	if !types.Identical(t, named) {
+		return ""
+	}
+	return sel.Sel.Name
+}
+
 // configurableTools lists the tools of a toolset of this package that the use offers and whose settings a
 // tenant may override.
 func (p *parser) configurableTools(typeName string, u *model.ToolsetUse) []model.UseTool {
@@ -512,4 +583,39 @@ func (p *parser) configurableTools(typeName string, u *model.ToolsetUse) []model
 func (p *parser) isLink(call *ast.CallExpr, typeName, name string) bool {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == name && p.isMethodOf(sel, typeName)
+}
+
+// GeneratedToolsets reads the toolsets of a package that is known only through its types, such as one loaded
+// from export data, from the identity constants of its generated file (model.IDConst). The listing is as fresh
+// as that file; it has no Failed methods.
+func GeneratedToolsets(pkg *types.Package) []Toolset {
+	var out []Toolset
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok || !embedsToolsetDirectly(named) {
+			continue
+		}
+		ts := Toolset{Pkg: pkg.Path(), Type: name}
+		prefix := pkg.Path() + "." + name + "."
+		mset := types.NewMethodSet(types.NewPointer(named))
+		for i := range mset.Len() {
+			m := mset.At(i).Obj()
+			c, ok := scope.Lookup(model.IDConst(name, m.Name())).(*types.Const)
+			if !ok || c.Val().Kind() != constant.String {
+				continue
+			}
+			if id := constant.StringVal(c.Val()); strings.HasPrefix(id, prefix) {
+				ts.Tools = append(ts.Tools, ToolRef{Name: strings.TrimPrefix(id, prefix), Method: m.Name()})
+			}
+		}
+		if len(ts.Tools) > 0 {
+			out = append(out, ts)
+		}
+	}
+	return out
 }

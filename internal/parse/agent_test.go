@@ -119,10 +119,6 @@ func (t *T) Declare() {
 	t.AddTool(t.Get)
 }
 
-func (t *T) SourceName() string { return "T" }
-
-func (t *T) Tools(context.Context, *toolset.Run) ([]*toolset.Tool, error) { return nil, nil }
-
 type In struct {
 	Q string ` + "`json:\"q\"`" + `
 }
@@ -158,7 +154,7 @@ func (a *A) Declare() {
 		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
 	}
 	conf := types.Config{Importer: runtimeImporter(t)}
-	pkg, err := conf.Check("p", fset, []*ast.File{f}, info)
+	pkg, err := conf.Check("p", fset, []*ast.File{f, generatedStub(t, fset)}, info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,8 +245,6 @@ func (t *T) Declare() {
 	t.AddTool(t.Get)
 }
 
-func (t *T) Tools(context.Context, *toolset.Run) ([]*toolset.Tool, error) { return nil, nil }
-
 type In struct {
 	Q string ` + "`json:\"q\"`" + `
 }
@@ -267,8 +261,11 @@ func (a *A) Declare() {
 	agent.Use[*T](a).Exclude((*T).Get)
 	a.AddTool(a.Escalate).RequiresApproval()
 	a.AddTool(a.Get).ReadOnly()
-	a.Agent.AddTool(a.Get).WithName("find")
+	a.Agent.AddTool(a.Find).WithName("find")
 }
+
+// Find finds.
+func (a *A) Find(ctx context.Context) string { return "" }
 
 // Escalate escalates.
 func (a *A) Escalate(ctx context.Context, in In) (string, error) { return in.Q, nil }
@@ -287,7 +284,7 @@ func (a *A) Get(ctx context.Context) string { return "" }
 		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
 	}
 	conf := types.Config{Importer: runtimeImporter(t)}
-	pkg, err := conf.Check("p", fset, []*ast.File{f}, info)
+	pkg, err := conf.Check("p", fset, []*ast.File{f, generatedStub(t, fset)}, info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,15 +294,15 @@ func (a *A) Get(ctx context.Context) string { return "" }
 			reports = append(reports, fmt.Sprintf("%d %s %s", fset.Position(d.Pos).Line, d.Code, d.Message))
 		}
 	}))
-	if len(reports) != 1 || !strings.HasPrefix(reports[0], "35 TSH007 ") || !strings.Contains(reports[0], "offered by the agent's use of T") {
-		t.Fatalf("reports = %q, want one TSH007 on line 35 naming T", reports)
+	if len(reports) != 1 || !strings.HasPrefix(reports[0], "33 TSH007 ") || !strings.Contains(reports[0], "offered by the agent's use of T") {
+		t.Fatalf("reports = %q, want one TSH007 on line 33 naming T", reports)
 	}
 	if len(m.Agents) != 0 {
 		t.Fatalf("got %d agents, want none: a refused own tool refuses the agent", len(m.Agents))
 	}
 
 	// Without the clash the agent is read, its own tools in chain order.
-	src = strings.Replace(src, `a.Agent.AddTool(a.Get).WithName("find")`, `a.Agent.AddTool(a.Get).WithName("lookup")`, 1)
+	src = strings.Replace(src, `a.Agent.AddTool(a.Find).WithName("find")`, `a.Agent.AddTool(a.Find).WithName("lookup")`, 1)
 	f, err = goparser.ParseFile(fset, "p.go", src, goparser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +312,7 @@ func (a *A) Get(ctx context.Context) string { return "" }
 		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
 	}
-	pkg, err = conf.Check("p", fset, []*ast.File{f}, info)
+	pkg, err = conf.Check("p", fset, []*ast.File{f, generatedStub(t, fset)}, info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +329,30 @@ func (a *A) Get(ctx context.Context) string { return "" }
 	for _, tool := range m.Agents[0].Tools {
 		got = append(got, fmt.Sprintf("%s:%s:%v:%v", tool.Name, tool.Method, tool.ReadOnly, tool.RequiresApproval))
 	}
-	if want := "[escalate:Escalate:false:true get:Get:true:false lookup:Get:false:false]"; fmtAny(got) != want {
+	if want := "[escalate:Escalate:false:true get:Get:true:false lookup:Find:false:false]"; fmtAny(got) != want {
 		t.Errorf("tools = %s, want %s", fmtAny(got), want)
 	}
+}
+
+// generatedStub parses the part of T's generated file that makes *T a toolset.Source. The parser reads a package
+// without its generated file, so the stub is type-checked with the package but not passed to Package.
+func generatedStub(t *testing.T, fset *token.FileSet) *ast.File {
+	t.Helper()
+	const src = `package p
+
+import (
+	"context"
+
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+func (t *T) SourceName() string { return "T" }
+
+func (t *T) Tools(context.Context, *toolset.Run) ([]*toolset.Tool, error) { return nil, nil }
+`
+	f, err := goparser.ParseFile(fset, "typeshift_gen.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -225,6 +225,8 @@ func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.
 		return nil
 	}
 	arg := ast.Unparen(c.addTool.Args[0])
+	p.site = arg
+	defer func() { p.site = nil }()
 	fn, isMethod := p.toolFunc(named, recv, arg)
 	if fn == nil {
 		p.report(arg, "TSH003", Error, fmt.Sprintf(

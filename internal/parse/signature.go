@@ -40,6 +40,8 @@ func (p *parser) readSignature(t *model.Tool, fn *types.Func, c *chain, arg ast.
 				return bad("*toolset.Call must be the last parameter")
 			}
 			t.HasCall = true
+		case isNamed(pt, ToolsetPath, "Call"):
+			return bad("parameter %s takes toolset.Call by value; take *toolset.Call, as the last parameter", paramName(v, i))
 		case isNamedStruct(pt):
 			structs = append(structs, v)
 		default:

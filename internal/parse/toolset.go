@@ -92,14 +92,82 @@ func (p *parser) readToolsetType(ts *ast.TypeSpec) *ast.FuncDecl {
 		return nil
 	}
 	set := &model.Toolset{TypeName: obj.Name(), Doc: docText(p.typeSyntax[obj].doc)}
-	fd := p.declareMethod(named)
+	if name := st.Field(direct).Name(); name != "Toolset" {
+		set.Field = name // embedded through an alias
+	}
+	fd, bad := p.declareMethod(named)
+	if bad != nil {
+		return bad
+	}
 	if fd == nil {
 		p.report(ts.Name, "TSH014", Error, declareProblem(named, obj.Name()))
 		return nil
 	}
 	set.Tools = p.readDeclare(named, fd, p.isAddTool)
 	p.out.Toolsets = append(p.out.Toolsets, set)
+	p.declared[set.TypeName] = p.addedMethods(fd)
 	return fd
+}
+
+// addedMethods lists the names of the methods and functions a Declare method passes to AddTool, whether or not
+// their chains can be read.
+func (p *parser) addedMethods(fd *ast.FuncDecl) []string {
+	var out []string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 || !p.isAddTool(call) {
+			return true
+		}
+		switch a := ast.Unparen(call.Args[0]).(type) {
+		case *ast.SelectorExpr:
+			out = append(out, a.Sel.Name)
+		case *ast.Ident:
+			out = append(out, a.Name)
+		}
+		return true
+	})
+	return out
+}
+
+// checkImportedNames reports (TSH007) each tool of the package whose name a toolset of an imported package
+// already uses: an agent that uses both could not tell them apart. Duplicates within the package are
+// checkNames' to report.
+func (p *parser) checkImportedNames(imported []Toolset) {
+	type owner struct{ pkg, typ, method string }
+	first := map[string]owner{}
+	for _, ts := range imported {
+		if ts.Pkg == p.pkg.Path() {
+			continue
+		}
+		for _, t := range ts.Tools {
+			if _, ok := first[t.Name]; !ok {
+				first[t.Name] = owner{ts.Pkg, ts.Type, t.Method}
+			}
+		}
+	}
+	if len(first) == 0 {
+		return
+	}
+	for _, set := range p.out.Toolsets {
+		for _, t := range set.Tools {
+			o, ok := first[t.Name]
+			if !ok {
+				continue
+			}
+			pos := p.toolPos[t]
+			var at ast.Node = pos.nameArg
+			if at == nil && pos.addTool != nil && len(pos.addTool.Args) == 1 {
+				at = pos.addTool.Args[0]
+			}
+			tool := set.TypeName + "." + t.Method
+			if t.Func {
+				tool = "function " + t.Method + " of " + set.TypeName
+			}
+			p.importClash[t.Name] = true
+			p.report(at, "TSH007", Error, fmt.Sprintf("tool name %q of %s is already used by %s.%s in %s: name the tool with WithName",
+				t.Name, tool, o.typ, o.method, o.pkg))
+		}
+	}
 }
 
 // fieldNode returns the syntax of a field of ts, or ts itself.
@@ -110,20 +178,36 @@ func (p *parser) fieldNode(f *types.Var, ts *ast.TypeSpec) ast.Node {
 	return ts
 }
 
-// declareMethod returns the syntax of named's Declare method with a pointer receiver, or nil.
-func (p *parser) declareMethod(named *types.Named) *ast.FuncDecl {
+// declareMethod returns the syntax of named's Declare method with a pointer receiver, or nil. A Declare method
+// with a value receiver or with parameters or results is reported here (TSH014), once, and its syntax is
+// returned as bad, so that the AddTool chains in it are not reported again as being outside Declare.
+func (p *parser) declareMethod(named *types.Named) (fd, bad *ast.FuncDecl) {
 	for i := range named.NumMethods() {
 		m := named.Method(i)
 		if m.Name() != "Declare" {
 			continue
 		}
+		fd := p.funcSyntax[m]
 		sig := m.Type().(*types.Signature)
-		if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr || sig.Params().Len() != 0 || sig.Results().Len() != 0 {
-			return nil
+		name := named.Obj().Name()
+		if _, ptr := sig.Recv().Type().(*types.Pointer); !ptr {
+			if fd != nil {
+				p.report(fd.Recv, "TSH014", Error, fmt.Sprintf(
+					"Declare of %s has a value receiver, so what it declares is lost with the copy: use a pointer receiver, func (x *%s) Declare()",
+					name, name))
+			}
+			return nil, fd
 		}
-		return p.funcSyntax[m]
+		if sig.Params().Len() != 0 || sig.Results().Len() != 0 {
+			if fd != nil {
+				p.report(fd.Name, "TSH014", Error, fmt.Sprintf(
+					"Declare of %s takes no parameters and returns nothing: func (x *%s) Declare()", name, name))
+			}
+			return nil, fd
+		}
+		return fd, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // isToolsetType reports whether t is toolset.Toolset.

@@ -1,7 +1,7 @@
 // Package stalepick picks a method of another package's toolset that is no longer a tool. // want package:`tools example\.com/agents/tickets\.Tickets\{search_tickets, close_ticket\}`
 //
-// The parser, which sees only that package's generated code, still finds the identity of the old tool there; the
-// analyzer knows the toolset's tools from the package's fact.
+// That package's generated code, out of date, still declares the identity of the old tool; the parser checks the
+// pick against the toolset's tools as the package's fact lists them, and reports it at the pick.
 package stalepick
 
 import (
@@ -11,10 +11,10 @@ import (
 )
 
 // Support excludes a tool that Tickets no longer declares.
-type Support struct{ agent.Agent } // want `TSH024: agent Support picks example\.com/agents/tickets\.Tickets\.Reopen, which is no longer a tool`
+type Support struct{ agent.Agent }
 
 func (a *Support) Declare() {
-	agent.Use[*tickets.Tickets](a).Exclude((*tickets.Tickets).Reopen)
+	agent.Use[*tickets.Tickets](a).Exclude((*tickets.Tickets).Reopen) // want `TSH024: Reopen is not a tool of \*tickets\.Tickets: pick a method that its Declare adds with AddTool`
 }
 
 // Clean picks tools that Tickets still declares: nothing is reported.
