@@ -4,6 +4,7 @@
 //	go run ./examples/support            # offline, answering the approval requests at the terminal
 //	go run ./examples/support -yes       # approve everything without asking
 //	go run ./examples/support -plan      # plan mode only
+//	go run ./examples/support -http 127.0.0.1:8080   # serve the HTTP API (docs/http.md)
 //
 // Without OPENAI_API_KEY it runs offline, on a small scripted model. With it, it uses the OpenAI API, or any
 // server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini).
@@ -19,6 +20,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -34,6 +36,7 @@ type options struct {
 	seed     int64  // the sampling seed sent to the model
 	online   bool   // use the OpenAI API
 	model    string // the OpenAI model; empty keeps the agent's
+	httpAddr string // serve the HTTP API on this address instead of telling the story
 }
 
 func main() {
@@ -43,9 +46,19 @@ func main() {
 	flag.BoolVar(&o.yes, "yes", false, "approve every request without asking")
 	flag.BoolVar(&o.planOnly, "plan", false, "show plan mode only")
 	flag.Int64Var(&o.seed, "seed", 1, "sampling `seed` sent to the model, for answers that repeat")
+	flag.StringVar(&o.httpAddr, "http", "", "serve the agent's HTTP API on this loopback `address` (see docs/http.md)")
 	flag.Parse()
 	o.online = openai.Available()
 	o.model = os.Getenv("OPENAI_MODEL")
+
+	if o.httpAddr != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := serveHTTP(ctx, o.httpAddr, o, os.Stdout); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	// No signal handling: Ctrl-C at a prompt should end the program at once, and nothing needs cleaning up.
 	if err := run(context.Background(), o, os.Stdin, os.Stdout, !isTerminal(os.Stdin)); err != nil {

@@ -1,0 +1,271 @@
+package agenthttp
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// This file serves AG-UI: the request is a RunAgentInput, the answer its events as Server-Sent Events. An approval
+// request ends the run with an interrupt outcome; the next run's resume entries answer it.
+
+// aguiInput is AG-UI's RunAgentInput. Fields of later protocol versions are ignored.
+type aguiInput struct {
+	// ThreadID is the conversation's id.
+	ThreadID string `json:"threadId"`
+	RunID    string `json:"runId"`
+	// Messages is the client's copy of the thread; only the last message is read, and only when it is the
+	// user's. The history is the stored one.
+	Messages []aguiMessage `json:"messages"`
+	// ForwardedProps may hold "mode" (one of Options.ClientModes); other props are the application's.
+	ForwardedProps json.RawMessage `json:"forwardedProps"`
+	// Resume answers the interrupts of the thread's last run: its open approval requests.
+	Resume []aguiResume `json:"resume"`
+}
+
+type aguiMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type aguiResume struct {
+	InterruptID string `json:"interruptId"`
+	// Status is "resolved" or "cancelled"; a cancelled interrupt denies its call.
+	Status string `json:"status"`
+	// Payload of a resolved interrupt: {"approved": bool, "reason": string, "always": "tool"|"arguments"}; an
+	// absent payload approves.
+	Payload json.RawMessage `json:"payload"`
+}
+
+type aguiPayload struct {
+	Approved *bool  `json:"approved"`
+	Reason   string `json:"reason"`
+	Always   string `json:"always"`
+}
+
+// aguiRunInput reads the run's input from a RunAgentInput.
+func (h *Handler) aguiRunInput(req *aguiInput) (input, error) {
+	var in input
+	if req.ThreadID == "" {
+		return in, &fieldError{Pointer: "/threadId", Detail: "required: the conversation's id"}
+	}
+	if len(req.ForwardedProps) > 0 && string(req.ForwardedProps) != "null" {
+		var props map[string]json.RawMessage
+		if err := json.Unmarshal(req.ForwardedProps, &props); err != nil {
+			return in, &fieldError{Pointer: "/forwardedProps", Detail: "must be an object"}
+		}
+		if raw, ok := props["mode"]; ok {
+			var mode string
+			if err := json.Unmarshal(raw, &mode); err != nil {
+				return in, &fieldError{Pointer: "/forwardedProps/mode", Detail: "must be a string"}
+			}
+			in.mode = &mode
+		}
+	}
+	if len(req.Resume) > 0 {
+		// A resumed run answers; the client's messages are its copy of the thread, already stored.
+		list := make([]answerJSON, 0, len(req.Resume))
+		for i, r := range req.Resume {
+			at := "/resume/" + itoa(i)
+			a := answerJSON{RequestID: r.InterruptID}
+			var p aguiPayload
+			if len(r.Payload) > 0 && string(r.Payload) != "null" {
+				if err := decodeStrict(r.Payload, &p); err != nil {
+					return in, &fieldError{Pointer: at + "/payload", Detail: `must be {"approved": bool, "reason": string, "always": "tool" | "arguments"}`}
+				}
+			}
+			switch r.Status {
+			case "resolved":
+				a.Approved = p.Approved == nil || *p.Approved
+			case "cancelled":
+			default:
+				return in, &fieldError{Pointer: at + "/status", Detail: `must be "resolved" or "cancelled"`}
+			}
+			a.Reason, a.Always = p.Reason, p.Always
+			list = append(list, a)
+		}
+		answers, err := answersOf(list)
+		if err != nil {
+			if ve, ok := err.(validationError); ok {
+				for i := range ve {
+					ve[i].Pointer = strings.Replace(ve[i].Pointer, "/approvals/", "/resume/", 1)
+				}
+			}
+			return in, err
+		}
+		in.answers = answers
+		return in, nil
+	}
+	if len(req.Messages) == 0 {
+		return in, &fieldError{Pointer: "/messages", Detail: "required: the user's new message"}
+	}
+	at := "/messages/" + itoa(len(req.Messages)-1)
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != "user" {
+		return in, &fieldError{Pointer: at + "/role", Detail: "the last message must be the user's, or resume the interrupts"}
+	}
+	text, ok := aguiText(last.Content)
+	if !ok {
+		return in, &fieldError{Pointer: at + "/content", Detail: "must be text, or text parts"}
+	}
+	in.text = text
+	return in, nil
+}
+
+// aguiText reads a user message's content: a string, or an array of parts of which the text parts are read.
+func aguiText(content json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s, true
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return "", false
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), true
+}
+
+// agui runs an agent for an AG-UI client.
+func (h *Handler) agui(w http.ResponseWriter, r *http.Request) error {
+	host, err := h.host(r.PathValue("agent"))
+	if err != nil {
+		return err
+	}
+	data, err := readBody(w, r, h.opts.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	var req aguiInput
+	if err := decodeLoose(data, &req); err != nil {
+		return err
+	}
+	in, err := h.aguiRunInput(&req)
+	if err != nil {
+		return err
+	}
+	opts, err := h.options(in)
+	if err != nil {
+		return err
+	}
+	if _, err := h.prepareProtocolRun(r, host, req.ThreadID, in); err != nil {
+		return err
+	}
+	runID := req.RunID
+	if runID == "" {
+		runID = newID()
+	}
+	s := &aguiSink{h: h, w: w, r: r, thread: req.ThreadID, run: runID, stream: newSSE(w, nil)}
+	h.run(r, host, req.ThreadID, opts, s)
+	return nil
+}
+
+// aguiSink writes a run as AG-UI events.
+type aguiSink struct {
+	h           *Handler
+	w           http.ResponseWriter
+	r           *http.Request
+	stream      *sse
+	thread, run string
+	started     bool
+	messageID   string // the open text message, or ""
+	lastMessage string // the last assistant message, the parent of its tool calls
+}
+
+func (s *aguiSink) send(typ string, v map[string]any) {
+	v["type"] = typ
+	s.stream.event(s.h.opts.Heartbeat, "", "", v)
+}
+
+func (s *aguiSink) begin() {
+	if s.started {
+		return
+	}
+	s.started = true
+	s.send("RUN_STARTED", map[string]any{"threadId": s.thread, "runId": s.run})
+}
+
+func (s *aguiSink) endText() {
+	if s.messageID != "" {
+		s.send("TEXT_MESSAGE_END", map[string]any{"messageId": s.messageID})
+		s.messageID = ""
+	}
+}
+
+func (s *aguiSink) toolCall(c chat.ToolCall) {
+	if s.lastMessage == "" {
+		s.lastMessage = newID()
+	}
+	s.send("TOOL_CALL_START", map[string]any{"toolCallId": c.ID, "toolCallName": c.Name, "parentMessageId": s.lastMessage})
+	s.send("TOOL_CALL_ARGS", map[string]any{"toolCallId": c.ID, "delta": string(jsonOrString(c.Arguments))})
+	s.send("TOOL_CALL_END", map[string]any{"toolCallId": c.ID})
+}
+
+func (s *aguiSink) update(u chat.Update) {
+	s.begin()
+	for _, p := range u.Parts {
+		switch p := p.(type) {
+		case chat.Text:
+			if p.Text == "" || u.Role != chat.RoleAssistant {
+				continue
+			}
+			if s.messageID == "" {
+				s.messageID = newID()
+				s.lastMessage = s.messageID
+				s.send("TEXT_MESSAGE_START", map[string]any{"messageId": s.messageID, "role": "assistant"})
+			}
+			s.send("TEXT_MESSAGE_CONTENT", map[string]any{"messageId": s.messageID, "delta": p.Text})
+		case chat.ToolCall:
+			s.endText()
+			s.toolCall(p)
+		case chat.ApprovalRequest:
+			s.endText()
+			s.toolCall(p.Call)
+		case chat.ToolResult:
+			s.endText()
+			content := p.Error
+			if content == "" {
+				content = string(jsonOrString(p.Result))
+			}
+			s.send("TOOL_CALL_RESULT", map[string]any{"messageId": newID(), "toolCallId": p.CallID, "content": content, "role": "tool"})
+		}
+	}
+}
+
+func (s *aguiSink) end(res *agent.Result, err error) {
+	defer s.stream.close()
+	s.begin()
+	s.endText()
+	s.send("STATE_SNAPSHOT", map[string]any{"snapshot": map[string]any{"mode": res.Mode, "pending": requestsJSON(res.Pending)}})
+	if err != nil {
+		p := problemOf(err)
+		s.send("RUN_ERROR", map[string]any{"message": p.Detail, "code": strings.TrimPrefix(p.Type, ProblemTypePrefix)})
+		return
+	}
+	outcome := map[string]any{"type": "success"}
+	if len(res.Pending) > 0 {
+		interrupts := make([]map[string]any, 0, len(res.Pending))
+		for _, p := range res.Pending {
+			rq := requestOf(p)
+			interrupts = append(interrupts, map[string]any{"id": p.ID, "reason": "tool_approval", "toolCallId": p.Call.ID,
+				"message":  "Approve the call of " + p.Call.Name + "?",
+				"metadata": map[string]any{"tool": rq.Tool, "tool_id": rq.ToolID, "arguments": rq.Arguments}})
+		}
+		outcome = map[string]any{"type": "interrupt", "interrupts": interrupts}
+	}
+	s.send("RUN_FINISHED", map[string]any{"threadId": s.thread, "runId": s.run, "outcome": outcome})
+}
+
+func (s *aguiSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }

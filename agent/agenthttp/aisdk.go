@@ -1,0 +1,244 @@
+package agenthttp
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// This file serves the AI SDK's UI message stream (the protocol useChat's default transport reads): the request
+// is what the transport posts, the answer a stream of UI message chunks as Server-Sent Events.
+
+// uiChatRequest is what useChat's default transport posts. Fields the application adds to the body are
+// ignored.
+type uiChatRequest struct {
+	// ID is the chat's id: the conversation's.
+	ID string `json:"id"`
+	// Messages is the client's copy of the chat. Only the last message is read: the user's new message, or the
+	// assistant message holding the answers to its approval requests. The history is the stored one.
+	Messages []uiMessage `json:"messages"`
+	// Trigger is "submit-message" or "regenerate-message".
+	Trigger string `json:"trigger"`
+}
+
+type uiMessage struct {
+	ID    string            `json:"id"`
+	Role  string            `json:"role"`
+	Parts []json.RawMessage `json:"parts"`
+}
+
+// uiPart is the fields of the message parts this endpoint reads.
+type uiPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	State    string `json:"state"`
+	Approval *struct {
+		ID       string `json:"id"`
+		Approved *bool  `json:"approved"`
+		Reason   string `json:"reason"`
+	} `json:"approval"`
+}
+
+// uiInput reads the run's input from the last message.
+func uiInput(req *uiChatRequest) (input, error) {
+	if req.ID == "" {
+		return input{}, &fieldError{Pointer: "/id", Detail: "required: the chat's id"}
+	}
+	if req.Trigger == "regenerate-message" {
+		return input{}, &fieldError{Pointer: "/trigger", Detail: "regenerating a message is not supported: send a new message"}
+	}
+	if len(req.Messages) == 0 {
+		return input{}, &fieldError{Pointer: "/messages", Detail: "required: the new message"}
+	}
+	at := "/messages/" + itoa(len(req.Messages)-1)
+	last := req.Messages[len(req.Messages)-1]
+	var in input
+	var texts []string
+	for i, raw := range last.Parts {
+		var p uiPart
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return input{}, &fieldError{Pointer: at + "/parts/" + itoa(i), Detail: "not a message part"}
+		}
+		switch {
+		case last.Role == "user" && p.Type == "text":
+			texts = append(texts, p.Text)
+		case last.Role == "user":
+			return input{}, &fieldError{Pointer: at + "/parts/" + itoa(i) + "/type", Detail: "only text parts are taken from the user"}
+		case last.Role == "assistant" && isUITool(p.Type) && p.State == "approval-responded" && p.Approval != nil:
+			if p.Approval.Approved == nil {
+				return input{}, &fieldError{Pointer: at + "/parts/" + itoa(i) + "/approval/approved", Detail: "required"}
+			}
+			in.answers = append(in.answers, chat.ApprovalAnswer{RequestID: p.Approval.ID, Approved: *p.Approval.Approved,
+				Reason: p.Approval.Reason})
+		}
+	}
+	switch last.Role {
+	case "user", "assistant":
+	default:
+		return input{}, &fieldError{Pointer: at + "/role", Detail: `the last message must be the user's, or the assistant's with approval answers`}
+	}
+	in.text = strings.Join(texts, "\n")
+	if in.text == "" && len(in.answers) == 0 {
+		return input{}, &fieldError{Pointer: at, Detail: "the message holds no text and no approval answer"}
+	}
+	return in, nil
+}
+
+func isUITool(typ string) bool { return typ == "dynamic-tool" || strings.HasPrefix(typ, "tool-") }
+
+// uiMessageStream runs an agent for useChat.
+func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error {
+	host, err := h.host(r.PathValue("agent"))
+	if err != nil {
+		return err
+	}
+	data, err := readBody(w, r, h.opts.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	var req uiChatRequest
+	if err := decodeLoose(data, &req); err != nil {
+		return err
+	}
+	in, err := uiInput(&req)
+	if err != nil {
+		return err
+	}
+	opts, err := h.options(in)
+	if err != nil {
+		return err
+	}
+	denied, err := h.prepareProtocolRun(r, host, req.ID, in)
+	if err != nil {
+		return err
+	}
+	msgID := newID()
+	if last := req.Messages[len(req.Messages)-1]; last.Role == "assistant" && last.ID != "" {
+		msgID = last.ID // the answers continue the assistant's message
+	}
+	s := &uiSink{h: h, w: w, r: r, denied: denied, messageID: msgID, stream: newSSE(w, func(hd http.Header) {
+		hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
+	})}
+	h.run(r, host, req.ID, opts, s)
+	return nil
+}
+
+// prepareProtocolRun checks a stream protocol's run on a conversation the client names: answers need the
+// tenant's conversation to exist (another tenant's is not found, as one that does not exist), while text starts
+// a new one. It returns the call ids the answers deny.
+func (h *Handler) prepareProtocolRun(r *http.Request, host *agent.Host, id string, in input) (map[string]bool, error) {
+	if len(in.answers) == 0 {
+		return nil, nil
+	}
+	st, err := h.conversationState(r.Context(), host, principal(r).SettingsID, id)
+	if err != nil {
+		return nil, err
+	}
+	denied := map[string]bool{}
+	for _, a := range in.answers {
+		for _, p := range st.Pending {
+			if p.ID == a.RequestID && !a.Approved {
+				denied[p.Call.ID] = true
+			}
+		}
+	}
+	return denied, nil
+}
+
+// uiSink writes a run as UI message chunks.
+type uiSink struct {
+	h         *Handler
+	w         http.ResponseWriter
+	r         *http.Request
+	stream    *sse
+	denied    map[string]bool // call ids whose denial the input carries
+	started   bool
+	messageID string
+	textID    string // the open text part, or ""
+}
+
+func (s *uiSink) chunk(v map[string]any) { s.stream.event(s.h.opts.Heartbeat, "", "", v) }
+
+func (s *uiSink) begin() {
+	if s.started {
+		return
+	}
+	s.started = true
+	s.chunk(map[string]any{"type": "start", "messageId": s.messageID})
+	s.chunk(map[string]any{"type": "start-step"})
+}
+
+func (s *uiSink) endText() {
+	if s.textID != "" {
+		s.chunk(map[string]any{"type": "text-end", "id": s.textID})
+		s.textID = ""
+	}
+}
+
+func (s *uiSink) toolInput(c chat.ToolCall) {
+	s.chunk(map[string]any{"type": "tool-input-start", "toolCallId": c.ID, "toolName": c.Name, "dynamic": true})
+	s.chunk(map[string]any{"type": "tool-input-available", "toolCallId": c.ID, "toolName": c.Name,
+		"input": jsonOrString(c.Arguments), "dynamic": true})
+}
+
+func (s *uiSink) update(u chat.Update) {
+	s.begin()
+	for _, p := range u.Parts {
+		switch p := p.(type) {
+		case chat.Text:
+			if p.Text == "" || u.Role != chat.RoleAssistant {
+				continue
+			}
+			if s.textID == "" {
+				s.textID = newID()
+				s.chunk(map[string]any{"type": "text-start", "id": s.textID})
+			}
+			s.chunk(map[string]any{"type": "text-delta", "id": s.textID, "delta": p.Text})
+		case chat.ToolCall:
+			s.endText()
+			s.toolInput(p)
+		case chat.ApprovalRequest:
+			s.endText()
+			s.toolInput(p.Call)
+			s.chunk(map[string]any{"type": "tool-approval-request", "approvalId": p.ID, "toolCallId": p.Call.ID})
+		case chat.ToolResult:
+			s.endText()
+			switch {
+			case s.denied[p.CallID]:
+				s.chunk(map[string]any{"type": "tool-output-denied", "toolCallId": p.CallID})
+			case p.Error != "":
+				s.chunk(map[string]any{"type": "tool-output-error", "toolCallId": p.CallID, "errorText": p.Error, "dynamic": true})
+			default:
+				s.chunk(map[string]any{"type": "tool-output-available", "toolCallId": p.CallID, "output": jsonOrString(p.Result), "dynamic": true})
+			}
+		}
+	}
+}
+
+func (s *uiSink) end(res *agent.Result, err error) {
+	defer s.stream.close()
+	s.begin()
+	s.endText()
+	if err != nil {
+		s.chunk(map[string]any{"type": "error", "errorText": problemOf(err).Detail})
+	}
+	s.chunk(map[string]any{"type": "finish-step"})
+	reason := "stop"
+	switch {
+	case err != nil:
+		reason = "error"
+	case len(res.Pending) > 0:
+		reason = "tool-calls"
+	case res.FinishReason == chat.FinishLength:
+		reason = "length"
+	case res.FinishReason == chat.FinishContentFilter:
+		reason = "content-filter"
+	}
+	s.chunk(map[string]any{"type": "finish", "finishReason": reason})
+	s.stream.raw("[DONE]")
+}
+
+func (s *uiSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }

@@ -1,0 +1,72 @@
+package agenthttp
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// eventReset tells a watcher that resumed after an event the store no longer keeps that it cannot be replayed: it
+// reloads the conversation (GET /conversations/{id}) and follows on from now.
+const eventReset = "reset"
+
+// watch follows the live runs of a tenant's conversation as Server-Sent Events: the updates of every streaming
+// run, whichever instance runs it (through the store), with heartbeats while nothing happens. An event's id is
+// the store's id of the update it belongs to, on the update's last event, so a client that reconnects with
+// Last-Event-ID resumes after the last update it received whole: nothing repeated, nothing lost. When the store
+// no longer keeps that update, a reset event says so and the stream follows on from now. A watcher that falls
+// behind gets an error event and the stream ends.
+func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
+	id, p := r.PathValue("id"), principal(r)
+	host := h.hosts[h.names[0]] // any host watches the shared store
+	after := storage.WatchFromNow
+	if v := strings.TrimSpace(r.Header.Get("Last-Event-ID")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return badRequest("Last-Event-ID %q is not an event id of this stream", v)
+		}
+		after = n
+	}
+	if _, err := h.conversationState(r.Context(), host, p.SettingsID, id); err != nil {
+		return err
+	}
+	stream := newSSE(w, nil)
+	defer stream.close()
+	// Answer at once, so the client knows the stream is accepted before the first update arrives.
+	stream.mu.Lock()
+	stream.begin(h.opts.Heartbeat)
+	stream.write([]byte(": watching\n\n"))
+	stream.mu.Unlock()
+	sink := &nativeSink{h: h, w: w, r: r, id: id, stream: stream}
+	for {
+		resumed := after >= 0
+		got := false
+		for u, err := range host.WatchAfter(r.Context(), p.SettingsID, id, after) {
+			if err != nil {
+				if errors.Is(err, agent.ErrWatchBehind) && resumed && !got {
+					// The update to resume after is gone: say so, then follow from now.
+					sink.collected = nil
+					sink.emit(eventReset, map[string]string{"reason": "the events after the last one seen are no longer kept: reload the conversation"}, "")
+					after = storage.WatchFromNow
+					break
+				}
+				if errors.Is(err, agent.ErrWatchBehind) {
+					sink.emit(eventError, problemOf(err), "")
+				}
+				return nil
+			}
+			got = true
+			sink.collecting = true
+			sink.update(u.Update)
+			sink.collecting = false
+			sink.flushCollected(strconv.FormatInt(u.ID, 10))
+		}
+		if after != storage.WatchFromNow || got || r.Context().Err() != nil {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/agenthttp"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/openai"
+	"github.com/typeshift-go/typeshift/examples/tickets"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// demoTenantHeader names the tenant of a request to the demo server. DEMO ONLY: any client can set a header, so
+// a real service decides the tenant from its own authentication (a session, a verified token) instead.
+const demoTenantHeader = "X-Demo-Tenant"
+
+// serveHTTP serves the support agent over HTTP on addr (see docs/http.md) until ctx ends: the native API, AG-UI
+// and the AI SDK's UI message stream, under /api/. The address must be a loopback one: the demo authentication
+// would let anyone on a network act as any tenant.
+func serveHTTP(ctx context.Context, addr string, o options, out io.Writer) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-http %s: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-http %s: the demo serves loopback addresses only, such as 127.0.0.1:8080", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, ln, o, out)
+}
+
+// serve serves the API on ln until ctx ends.
+func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error {
+	store, closeStore, err := openStore(ctx, out)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeStore()
+	cfg := agent.Config{
+		Toolsets: []toolset.Source{&tickets.Tickets{Client: tickets.NewMemoryClient(tickets.SampleTickets()...)}},
+		Store:    store,
+	}
+	if o.online {
+		cfg.Providers = chat.NewProviders(nil)
+		openai.Register(cfg.Providers)
+		fmt.Fprintln(out, "OPENAI_API_KEY is set: using the OpenAI API.")
+	} else {
+		cfg.Client = offlineModel()
+		fmt.Fprintln(out, "No OPENAI_API_KEY: using the offline test model.")
+	}
+	host, err := agent.NewHost(&Support{}, cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(out, nil))
+	api, err := agenthttp.New([]*agent.Host{host}, agenthttp.Options{
+		Store:        store,
+		Authenticate: demoAuthenticate,
+		Descriptions: map[string]string{"Support": "Answers questions about support tickets and closes them with your approval."},
+		Logger:       logger,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	logger.Warn("DEMO AUTHENTICATION: the tenant comes from the " + demoTenantHeader + " header, from loopback clients only; never serve this to a network")
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", api))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(out, "Serving the support agent on http://%s/api/ (the OpenAPI document: /api/openapi.json).\n", ln.Addr())
+	fmt.Fprintf(out, "Try: curl -s -H '%s: demo' http://%s/api/agents\n", demoTenantHeader, ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// demoAuthenticate is the demo's authentication, DEMO ONLY: the tenant named by the X-Demo-Tenant header, for
+// clients on the loopback interface. Replace it with the application's own.
+func demoAuthenticate(r *http.Request) (agenthttp.Principal, error) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return agenthttp.Principal{}, fmt.Errorf("demo authentication: %s is not a loopback client: %w", r.RemoteAddr, agenthttp.ErrUnauthenticated)
+	}
+	tenant := r.Header.Get(demoTenantHeader)
+	if tenant == "" {
+		return agenthttp.Principal{}, fmt.Errorf("demo authentication: no %s header: %w", demoTenantHeader, agenthttp.ErrUnauthenticated)
+	}
+	return agenthttp.Principal{SettingsID: tenant, User: tenant}, nil
+}
