@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"github.com/typeshift-go/typeshift/internal/model"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -66,6 +67,7 @@ func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl, isAdd func(*a
 			tools = append(tools, t)
 		}
 	}
+	p.reportBadNames(tools)
 	// AddTool calls that are not a chain statement of their own cannot be read.
 	for _, stmt := range fd.Body.List {
 		_, stored := stmt.(*ast.AssignStmt)
@@ -250,16 +252,11 @@ func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.
 	if t.Name == "" {
 		t.Name = toolset.SnakeCase(fn.Name())
 		if !toolset.ValidName(t.Name) {
-			p.report(arg, "TSH008", Error, fmt.Sprintf(
-				"the tool name %q made from %s %s: name the tool with WithName(%q)",
-				t.Name, fn.Name(), nameProblem(t.Name), suggestName(t.Name)))
+			p.badNames = append(p.badNames, badName{at: arg, name: t.Name, method: fn.Name()})
 			return nil
 		}
 	} else if !toolset.ValidName(t.Name) {
-		want := suggestName(t.Name)
-		p.report(c.nameArg, "TSH008", Error,
-			fmt.Sprintf("tool name %q %s: use %q", t.Name, nameProblem(t.Name), want),
-			Fix{Message: "rename the tool to " + want, Edits: []Edit{{Pos: c.nameArg.Pos(), End: c.nameArg.End(), NewText: strconv.Quote(want)}}})
+		p.badNames = append(p.badNames, badName{at: c.nameArg, name: t.Name, explicit: true})
 		return nil
 	}
 	if c.hasDesc {
@@ -308,4 +305,60 @@ func (p *parser) toolFunc(named *types.Named, recv *types.Var, arg ast.Expr) (fn
 		return f, false
 	}
 	return nil, false
+}
+
+// badName is a tool name that is not lower_snake_case: given with WithName (explicit), or made from method.
+type badName struct {
+	at       ast.Expr
+	name     string
+	method   string
+	explicit bool
+}
+
+// reportBadNames reports the Declare's bad names (TSH008), each with a suggestion that none of its tools, and no
+// other suggestion, already has.
+func (p *parser) reportBadNames(tools []*model.Tool) {
+	if len(p.badNames) == 0 {
+		return
+	}
+	taken := make(map[string]bool, len(tools)+len(p.badNames))
+	for _, t := range tools {
+		taken[t.Name] = true
+	}
+	for _, b := range p.badNames {
+		want := unusedName(suggestName(b.name), taken)
+		taken[want] = true
+		if !b.explicit {
+			p.report(b.at, "TSH008", Error, fmt.Sprintf(
+				"the tool name %q made from %s %s: name the tool with WithName(%q)",
+				b.name, b.method, nameProblem(b.name), want))
+			continue
+		}
+		p.report(b.at, "TSH008", Error,
+			fmt.Sprintf("tool name %q %s: use %q", b.name, nameProblem(b.name), want),
+			Fix{Message: "rename the tool to " + want, Edits: []Edit{{Pos: b.at.Pos(), End: b.at.End(), NewText: strconv.Quote(want)}}})
+	}
+	p.badNames = p.badNames[:0]
+}
+
+// unusedName returns want, or, when taken has it, want with the first number from 2 on that makes it unused,
+// cut at a whole word to stay within the longest name.
+func unusedName(want string, taken map[string]bool) string {
+	if !taken[want] {
+		return want
+	}
+	for n := 2; ; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		base := want
+		if len(base)+len(suffix) > maxNameLen {
+			base = base[:maxNameLen-len(suffix)]
+			if cut := strings.LastIndexByte(base, '_'); cut > 0 {
+				base = base[:cut]
+			}
+			base = strings.TrimRight(base, "_")
+		}
+		if name := base + suffix; !taken[name] {
+			return name
+		}
+	}
 }

@@ -47,3 +47,18 @@ func TestModelDescription(t *testing.T) {
 		is.New(t).Equal(modelDescription(tc.name, tc.doc), tc.want)
 	}
 }
+
+func TestUnusedName(t *testing.T) {
+	long := strings.Repeat("word_", 12) + "last" // 64 bytes
+	taken := map[string]bool{"get_ticket": true, "get_ticket_2": true, long: true}
+	for _, tc := range []struct{ want, got string }{
+		{"close_ticket", "close_ticket"},
+		{"get_ticket", "get_ticket_3"},
+		{long, strings.Repeat("word_", 12) + "2"},
+	} {
+		is := is.New(t)
+		got := unusedName(tc.want, taken)
+		is.Equal(got, tc.got)
+		is.True(toolset.ValidName(got))
+	}
+}

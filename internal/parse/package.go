@@ -120,6 +120,10 @@ func (p *parser) ownToolsets() []Toolset {
 
 // parser holds the state of reading one package.
 type parser struct {
+	// badNames are the TSH008 reports of the Declare being read, made once its chains are all read, so that the
+	// names they suggest clash with none of its tools.
+	badNames []badName
+
 	fset  *token.FileSet
 	files []*ast.File
 	pkg   *types.Package

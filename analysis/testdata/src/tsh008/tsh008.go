@@ -22,6 +22,10 @@ func (t *Tickets) Declare() {
 	t.AddTool(t.Reopen).WithName("reopen ticket").ReadOnly() // want `TSH008: tool name "reopen ticket" is not lower_snake_case: use "reopen_ticket"`
 	t.AddTool(t.Close).WithName(badName)                     // want `TSH008: tool name "Close-Ticket" is not lower_snake_case: use "close_ticket"`
 
+	// Suggestions never clash with another tool's name, nor with each other.
+	t.AddTool(t.Find).WithName("Search-Tickets-V2") // want `TSH008: tool name "Search-Tickets-V2" is not lower_snake_case: use "search_tickets_v2_2"`
+	t.AddTool(t.Read).WithName("Get Ticket")        // want `TSH008: tool name "Get Ticket" is not lower_snake_case: use "get_ticket_2"`
+
 	t.AddTool(t.Search).WithName("search_tickets_v2")
 	t.AddTool(t.ListHTTPErrors)
 }
@@ -34,6 +38,12 @@ func (t *Tickets) Reopen(ctx context.Context, in Input) error { return nil }
 
 // Close closes a ticket.
 func (t *Tickets) Close(ctx context.Context, in Input) error { return nil }
+
+// Find finds a ticket.
+func (t *Tickets) Find(ctx context.Context, in Input) error { return nil }
+
+// Read reads a ticket.
+func (t *Tickets) Read(ctx context.Context, in Input) error { return nil }
 
 // Search searches tickets.
 func (t *Tickets) Search(ctx context.Context, in Input) error { return nil }
