@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -214,28 +213,15 @@ func ruleSteerKeptByAppendRelease(r *rec) {
 	}
 	if cl, ok := s.(storage.ClaimLoader); ok {
 		id := r.conv(sid, "kept-for-claim-load")
-		const ttl = 200 * time.Millisecond
-		old, err := s.Claim(ctx, sid, id, "crashes", ttl)
-		if !r.ok(err, "Claim") {
+		if _, ok := r.crashWithSteering(sid, id, `"before the crash"`); !ok {
 			return
 		}
-		if _, err := s.Append(ctx, old, entry(storage.EntryInput, `{}`)); !r.ok(err, "Append") {
-			return
-		}
-		if !r.ok(s.Steer(ctx, sid, id, []byte(`"before the crash"`)), "Steer") {
-			return
-		}
-		// The run crashes: no TakeSteering, no Release. Wait out the lease, a bounded number of times.
 		var got storage.Claimed
-		for i := range 50 {
-			time.Sleep(ttl / 4)
-			if got, err = cl.ClaimLoad(ctx, sid, id, "successor", time.Minute); err == nil {
-				break
-			}
-			if i == 49 || !errors.Is(err, storage.ErrConversationBusy) {
-				r.ok(err, "ClaimLoad after the lease expired")
-				return
-			}
+		if !r.afterLease(func() (err error) {
+			got, err = cl.ClaimLoad(ctx, sid, id, "successor", time.Minute)
+			return err
+		}, "ClaimLoad") {
+			return
 		}
 		n := 0
 		for _, e := range got.Entries {

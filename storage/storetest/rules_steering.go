@@ -135,31 +135,19 @@ func ruleSteerKeptAfterExpiry(r *rec) {
 	s, ctx := r.s, r.ctx
 	sid := r.tenant("a")
 	id := r.conv(sid, "crashed")
-	const ttl = 200 * time.Millisecond
-	old, err := s.Claim(ctx, sid, id, "crashed", ttl)
-	if !r.ok(err, "Claim") {
+	old, ok := r.crashWithSteering(sid, id, `"before the crash"`)
+	if !ok {
 		return
 	}
-	if _, err := s.Append(ctx, old, entry(storage.EntryInput, `{}`)); !r.ok(err, "Append") {
-		return
-	}
-	if !r.ok(s.Steer(ctx, sid, id, []byte(`"before the crash"`)), "Steer") {
-		return
-	}
-	// The run crashes: no TakeSteering, no Release. Wait out the lease, a
-	// bounded number of times.
 	var next storage.Claim
-	for i := range 50 {
-		time.Sleep(ttl / 4)
-		if next, err = s.Claim(ctx, sid, id, "successor", time.Minute); err == nil {
-			break
-		}
-		if i == 49 || !r.is(err, storage.ErrConversationBusy, "Claim while the old lease runs") {
-			return
-		}
+	if !r.afterLease(func() (err error) {
+		next, err = s.Claim(ctx, sid, id, "successor", time.Minute)
+		return err
+	}, "Claim") {
+		return
 	}
 	r.is(s.Steer(ctx, sid, id, []byte(`"never"`)), nil, "Steer under the new claim")
-	_, err = s.TakeSteering(ctx, old, storage.Entry{})
+	_, err := s.TakeSteering(ctx, old, storage.Entry{})
 	r.is(err, storage.ErrClaimLost, "TakeSteering under the expired claim")
 	got, ok := r.steeringIn(sid, id)
 	if ok {
@@ -170,6 +158,39 @@ func ruleSteerKeptAfterExpiry(r *rec) {
 		r.sameStrings("the new run's input", []string{string(taken[0].Data)}, `"never"`)
 	}
 	r.ok(s.Release(ctx, next), "Release")
+}
+
+// crashLease is the lease of a run that crashWithSteering lets crash.
+const crashLease = 200 * time.Millisecond
+
+// crashWithSteering claims the conversation for a run that stores its input, is steered with data, and crashes:
+// no TakeSteering, no Release. It returns the crashed run's claim.
+func (r *rec) crashWithSteering(sid, id, data string) (storage.Claim, bool) {
+	s, ctx := r.s, r.ctx
+	old, err := s.Claim(ctx, sid, id, "crashed", crashLease)
+	if !r.ok(err, "Claim") {
+		return old, false
+	}
+	if _, err := s.Append(ctx, old, entry(storage.EntryInput, `{}`)); !r.ok(err, "Append") {
+		return old, false
+	}
+	return old, r.ok(s.Steer(ctx, sid, id, []byte(data)), "Steer")
+}
+
+// afterLease calls claim until the crashed run's lease is out and it succeeds, a bounded number of times; claim
+// names what it calls.
+func (r *rec) afterLease(claim func() error, what string) bool {
+	for i := range 50 {
+		time.Sleep(crashLease / 4)
+		err := claim()
+		if err == nil {
+			return true
+		}
+		if i == 49 || !r.is(err, storage.ErrConversationBusy, what+" while the old lease runs") {
+			return false
+		}
+	}
+	return false
 }
 
 func ruleSteerTenancy(r *rec) {
