@@ -48,6 +48,10 @@ func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl, isAdd func(*a
 	}
 	var tools []*model.Tool
 	handled := map[*ast.CallExpr]bool{}
+	// The chains' diagnostics wait until every chain is read, so that TSH008 can suggest names no tool has; they
+	// go out in the order they were made.
+	outer, buf := p.r, &diagnosticBuffer{}
+	p.r, p.buf = buf, buf
 	for _, stmt := range fd.Body.List {
 		es, ok := stmt.(*ast.ExprStmt)
 		if !ok {
@@ -67,7 +71,11 @@ func (p *parser) readDeclare(named *types.Named, fd *ast.FuncDecl, isAdd func(*a
 			tools = append(tools, t)
 		}
 	}
-	p.reportBadNames(tools)
+	p.nameBadNames(tools)
+	p.r, p.buf = outer, nil
+	for _, d := range buf.ds {
+		outer.Report(d)
+	}
 	// AddTool calls that are not a chain statement of their own cannot be read.
 	for _, stmt := range fd.Body.List {
 		_, stored := stmt.(*ast.AssignStmt)
@@ -252,11 +260,11 @@ func (p *parser) readTool(named *types.Named, recv *types.Var, c *chain) *model.
 	if t.Name == "" {
 		t.Name = toolset.SnakeCase(fn.Name())
 		if !toolset.ValidName(t.Name) {
-			p.badNames = append(p.badNames, badName{at: arg, name: t.Name, method: fn.Name()})
+			p.badName(badName{at: arg, name: t.Name, method: fn.Name()})
 			return nil
 		}
 	} else if !toolset.ValidName(t.Name) {
-		p.badNames = append(p.badNames, badName{at: c.nameArg, name: t.Name, explicit: true})
+		p.badName(badName{at: c.nameArg, name: t.Name, explicit: true})
 		return nil
 	}
 	if c.hasDesc {
@@ -307,17 +315,32 @@ func (p *parser) toolFunc(named *types.Named, recv *types.Var, arg ast.Expr) (fn
 	return nil, false
 }
 
-// badName is a tool name that is not lower_snake_case: given with WithName (explicit), or made from method.
+// badName is a tool name that is not lower_snake_case: given with WithName (explicit), or made from method. Its
+// TSH008 waits in the Declare's diagnostics at index until its suggestion is known.
 type badName struct {
 	at       ast.Expr
 	name     string
 	method   string
 	explicit bool
+	index    int
 }
 
-// reportBadNames reports the Declare's bad names (TSH008), each with a suggestion that none of its tools, and no
-// other suggestion, already has.
-func (p *parser) reportBadNames(tools []*model.Tool) {
+// diagnosticBuffer keeps diagnostics in the order they are reported.
+type diagnosticBuffer struct{ ds []Diagnostic }
+
+// Report keeps d.
+func (b *diagnosticBuffer) Report(d Diagnostic) { b.ds = append(b.ds, d) }
+
+// badName holds the place of b's TSH008 among the Declare's diagnostics.
+func (p *parser) badName(b badName) {
+	b.index = len(p.buf.ds)
+	p.badNames = append(p.badNames, b)
+	p.report(b.at, "TSH008", Error, "")
+}
+
+// nameBadNames writes the TSH008 of each of the Declare's bad names, with a suggestion that none of its tools, and
+// no other suggestion, already has.
+func (p *parser) nameBadNames(tools []*model.Tool) {
 	if len(p.badNames) == 0 {
 		return
 	}
@@ -328,15 +351,15 @@ func (p *parser) reportBadNames(tools []*model.Tool) {
 	for _, b := range p.badNames {
 		want := unusedName(suggestName(b.name), taken)
 		taken[want] = true
+		d := &p.buf.ds[b.index]
 		if !b.explicit {
-			p.report(b.at, "TSH008", Error, fmt.Sprintf(
-				"the tool name %q made from %s %s: name the tool with WithName(%q)",
-				b.name, b.method, nameProblem(b.name), want))
+			d.Message = fmt.Sprintf("the tool name %q made from %s %s: name the tool with WithName(%q)",
+				b.name, b.method, nameProblem(b.name), want)
 			continue
 		}
-		p.report(b.at, "TSH008", Error,
-			fmt.Sprintf("tool name %q %s: use %q", b.name, nameProblem(b.name), want),
-			Fix{Message: "rename the tool to " + want, Edits: []Edit{{Pos: b.at.Pos(), End: b.at.End(), NewText: strconv.Quote(want)}}})
+		d.Message = fmt.Sprintf("tool name %q %s: use %q", b.name, nameProblem(b.name), want)
+		d.Fixes = []Fix{{Message: "rename the tool to " + want,
+			Edits: []Edit{{Pos: b.at.Pos(), End: b.at.End(), NewText: strconv.Quote(want)}}}}
 	}
 	p.badNames = p.badNames[:0]
 }

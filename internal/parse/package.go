@@ -120,8 +120,9 @@ func (p *parser) ownToolsets() []Toolset {
 
 // parser holds the state of reading one package.
 type parser struct {
-	// badNames are the TSH008 reports of the Declare being read, made once its chains are all read, so that the
-	// names they suggest clash with none of its tools.
+	// buf holds the diagnostics of the Declare being read, and badNames the places of its TSH008s, written once
+	// its chains are all read, so that the names they suggest clash with none of its tools (chain.go).
+	buf      *diagnosticBuffer
 	badNames []badName
 
 	fset  *token.FileSet
