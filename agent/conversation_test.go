@@ -39,10 +39,7 @@ func pgStore(t testing.TB) (*postgres.Store, func() *postgres.Store) {
 		if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 			t.Fatalf("migrating: %v", err)
 		}
-		s, err := postgres.New(context.Background(), pool, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := newPostgresStore(t, pool)
 		t.Cleanup(s.Close)
 		return s, pool
 	}

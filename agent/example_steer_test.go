@@ -16,7 +16,7 @@ import (
 // Steering a live run, and following its updates with a watcher that resumes after the last update it read, as
 // a browser reconnecting with Last-Event-ID would.
 func ExampleHost_WatchAfter() {
-	store := memory.New() // postgres.New(pool, nil) across processes
+	store := memory.New() // postgres.New(ctx, pool, nil) across processes
 	ctx := context.Background()
 	var host *agent.Host
 	steered := false

@@ -33,19 +33,9 @@ func pgPool(tb testing.TB, maxConns int32) (*postgres.Store, *pgxpool.Pool) {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		tb.Fatalf("migrating: %v", err)
 	}
-	s := newPGStore(tb, pool)
+	s := newPostgresStore(tb, pool)
 	tb.Cleanup(s.Close)
 	return s, pool
-}
-
-// newPGStore is the one place the lease tests and benchmarks build a Postgres store.
-func newPGStore(tb testing.TB, pool *pgxpool.Pool) *postgres.Store {
-	tb.Helper()
-	s, err := postgres.New(context.Background(), pool, nil)
-	if err != nil {
-		tb.Fatalf("opening the store: %v", err)
-	}
-	return s
 }
 
 // BenchmarkRoundCheckouts runs rounds of one conversation on Postgres (a round is a run that calls one tool and

@@ -26,7 +26,7 @@ import (
 	"github.com/typeshift-go/typeshift/storage/postgres/pgtest"
 )
 
-// newPostgresStore returns a store over pool; the tests of steering open their stores through it.
+// newPostgresStore returns a store over a migrated pool: the one place this package's tests build one.
 func newPostgresStore(t testing.TB, pool *pgxpool.Pool) *postgres.Store {
 	t.Helper()
 	s, err := postgres.New(context.Background(), pool, nil)
