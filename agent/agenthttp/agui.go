@@ -140,16 +140,9 @@ func aguiText(content json.RawMessage) (string, bool) {
 
 // agui runs an agent for an AG-UI client.
 func (h *Handler) agui(w http.ResponseWriter, r *http.Request) error {
-	host, err := h.host(r.PathValue("agent"))
-	if err != nil {
-		return err
-	}
-	data, err := readBody(w, r, h.opts.MaxBodyBytes)
-	if err != nil {
-		return err
-	}
 	var req aguiInput
-	if err := decodeLoose(data, &req); err != nil {
+	host, err := h.protocolRequest(w, r, &req)
+	if err != nil {
 		return err
 	}
 	in, err := h.aguiRunInput(&req)

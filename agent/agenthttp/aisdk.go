@@ -91,16 +91,9 @@ func isUITool(typ string) bool { return typ == "dynamic-tool" || strings.HasPref
 
 // uiMessageStream runs an agent for useChat.
 func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error {
-	host, err := h.host(r.PathValue("agent"))
-	if err != nil {
-		return err
-	}
-	data, err := readBody(w, r, h.opts.MaxBodyBytes)
-	if err != nil {
-		return err
-	}
 	var req uiChatRequest
-	if err := decodeLoose(data, &req); err != nil {
+	host, err := h.protocolRequest(w, r, &req)
+	if err != nil {
 		return err
 	}
 	in, err := uiInput(&req)
@@ -124,6 +117,23 @@ func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error 
 	})}
 	h.run(r, host, req.ID, opts, s)
 	return nil
+}
+
+// protocolRequest finds the agent a protocol endpoint names and decodes its body into v, loosely: the
+// protocols' clients send fields of their own that the server does not read.
+func (h *Handler) protocolRequest(w http.ResponseWriter, r *http.Request, v any) (*agent.Host, error) {
+	host, err := h.host(r.PathValue("agent"))
+	if err != nil {
+		return nil, err
+	}
+	data, err := readBody(w, r, h.opts.MaxBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeLoose(data, v); err != nil {
+		return nil, err
+	}
+	return host, nil
 }
 
 // prepareProtocolRun checks a stream protocol's run on a conversation the client names: answers need the
