@@ -23,7 +23,7 @@ type LocalQueue struct {
 
 	mu    sync.Mutex
 	jobs  map[jobKey]*localJob
-	ready []jobKey        // queued jobs, oldest first
+	ready []jobKey      // queued jobs, oldest first
 	wake  chan struct{} // a job became ready
 }
 
