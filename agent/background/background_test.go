@@ -279,7 +279,10 @@ func TestCancel(t *testing.T) {
 		f := newFixture(t, store, background.Options{}, front, g.model("never"))
 		a := handleIn(f.run(t, tenant, "conv-1", agent.Text("go")).Messages)[0]
 		b := handleIn(f.run(t, tenant, "conv-1", agent.Text("go")).Messages)[0]
-		waitFor(t, "a to run", func() bool { st, _ := f.m.State(context.Background(), tenant, a); return st.Status == background.StatusRunning })
+		waitFor(t, "a to run", func() bool {
+			st, _ := f.m.State(context.Background(), tenant, a)
+			return st.Status == background.StatusRunning
+		})
 
 		cancelIt = a
 		f.run(t, tenant, "conv-1", agent.Text("cancel"))

@@ -25,7 +25,10 @@ import (
 // Billing is the agent the tests run in the background.
 type Billing struct{ agent.Agent }
 
-func (a *Billing) Declare() { a.WithName("Billing"); a.WithInstructions("You answer questions about invoices.") }
+func (a *Billing) Declare() {
+	a.WithName("Billing")
+	a.WithInstructions("You answer questions about invoices.")
+}
 
 // Frontdesk is the calling agent.
 type Frontdesk struct{ agent.Agent }
