@@ -39,7 +39,10 @@ func newBackgroundEnv(t *testing.T, store storage.Store, release chan struct{}) 
 	refunds := &atomic.Int32{}
 	refund := &toolset.Tool{Name: "refund", Description: "Refunds an invoice.", ID: "test.refund", RequiresApproval: true,
 		Schema: json.RawMessage(`{"type":"object"}`), State: &toolset.State{},
-		Invoke: func(context.Context, *toolset.Call) (json.RawMessage, error) { refunds.Add(1); return json.RawMessage(`"refunded"`), nil }}
+		Invoke: func(context.Context, *toolset.Call) (json.RawMessage, error) {
+			refunds.Add(1)
+			return json.RawMessage(`"refunded"`), nil
+		}}
 	model := chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
 		if strings.Contains(msgs[0].Text(), "slow") {
 			select {

@@ -55,7 +55,10 @@ func TestStandingApprovalsAndMode(t *testing.T) {
 		own := 0
 		frontRefund := &toolset.Tool{Name: "refund", Description: "Refunds.", ID: "test.refund", RequiresApproval: true,
 			Schema: json.RawMessage(`{"type":"object"}`), State: &toolset.State{},
-			Invoke: func(context.Context, *toolset.Call) (json.RawMessage, error) { own++; return json.RawMessage(`"ok"`), nil }}
+			Invoke: func(context.Context, *toolset.Call) (json.RawMessage, error) {
+				own++
+				return json.RawMessage(`"ok"`), nil
+			}}
 		var err error
 		f.front, err = agent.NewHost(&Frontdesk{}, agent.Config{Client: front, Store: store,
 			Tools: []toolset.Source{f.m.Tools(f.billing), toolset.List{frontRefund}}})
