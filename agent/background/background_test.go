@@ -148,6 +148,8 @@ func (f *fixture) surfacedRequest(t *testing.T, conv, id string) chat.ApprovalRe
 		st, err := f.m.State(context.Background(), tenant, id)
 		return err == nil && st.Status == background.StatusWaiting
 	})
+	// The report follows the state; it holds the conversation for a moment, so wait for it before answering.
+	waitFor(t, "the waiting report", func() bool { return len(reportsOf(t, f.store, tenant, conv, id)) == 1 })
 	cs, err := f.front.LoadConversation(context.Background(), tenant, conv)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +173,6 @@ func TestApprovalSurfacesAndReachesTheSubAgent(t *testing.T) {
 		is.True(strings.Contains(string(req.Call.Arguments), `"refund"`))
 		is.True(strings.Contains(string(req.Call.Arguments), id))
 		is.Equal(f.refunds.Load(), int32(0))
-		waitFor(t, "the waiting report", func() bool { return len(reportsOf(t, store, tenant, "conv-1", id)) == 1 })
 		is.True(strings.Contains(reportsOf(t, store, tenant, "conv-1", id)[0], "approval"))
 
 		// A forged answer: an id the server never stored.
@@ -318,7 +319,7 @@ func TestTenantLimit(t *testing.T) {
 		f.final(t, tenant, "conv-1", handleIn(res.Messages)[0])
 		// A slot is free again.
 		again := f.run(t, tenant, "conv-2", agent.Text("go"))
-		is.Equal(len(handleIn(again.Messages)), 1)
+		is.True(len(handleIn(again.Messages)) >= 1) // the second may start too, if the first has ended already
 	})
 }
 

@@ -34,6 +34,7 @@ type jobKey struct{ settingsID, id string }
 type localJob struct {
 	st      State
 	cancel  context.CancelCauseFunc // set while running
+	stop    bool                    // cancelled before its worker set cancel
 	resumed bool                    // queued by Resume, not started yet
 	timer   *time.Timer             // the deadline of a job that is not running
 }
@@ -155,7 +156,11 @@ func (q *LocalQueue) Cancel(ctx context.Context, settingsID, id string) error {
 	}
 	switch j.st.Status {
 	case StatusRunning:
-		j.cancel(ErrCancelled)
+		if j.cancel != nil {
+			j.cancel(ErrCancelled)
+		} else {
+			j.stop = true // its worker has not started it yet: it cancels it at once
+		}
 		q.mu.Unlock()
 		return nil
 	case StatusQueued, StatusWaiting:
@@ -232,6 +237,9 @@ func (q *LocalQueue) runOne(ctx context.Context, k jobKey, j *localJob, run RunF
 		jctx, cancel := context.WithCancelCause(ctx)
 		q.mu.Lock()
 		j.cancel = cancel
+		if j.stop {
+			cancel(ErrCancelled)
+		}
 		job := j.st.Job
 		q.mu.Unlock()
 		var stop context.CancelFunc = func() {}
