@@ -1,0 +1,259 @@
+package devui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// conversationID returns the id of the conversation the tab shows.
+func conversationID(p *page) string {
+	p.t.Helper()
+	return eval[string](p, `(/^#c=([^&]+)/.exec(location.hash)||[,""])[1]`)
+}
+
+// A streamed run: the text shows while the model is still writing it, then whole, with the run's usage and its
+// timeline; the agent's tools are listed with their marks.
+func TestStreamedRun(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+
+		p.waitText(`#tools li[data-tool="close_ticket"]`, "needs approval")
+		p.waitText(`#tools li[data-tool="search_tickets"]`, "read-only")
+		p.waitText(`#tools li[data-tool="close_ticket"]`, "Closes a ticket for good.")
+		is.True(!strings.Contains(p.text(`#tools li[data-tool="close_ticket"]`), "read-only"))
+
+		before := p.runs()
+		p.send("slow")
+		<-e.model.waiting
+		p.waitText(`#transcript`, "Streaming slowly")
+		is.Equal(p.text(`#run-state`), "running")      // the run is still going: the text came as it was written
+		is.True(!strings.Contains(p.text(`#transcript`), "and done."))
+		e.model.free()
+		p.waitJS("the run to end", fmt.Sprintf(`Number(document.body.dataset.runs||0) > %d`, before))
+		p.waitText(`#transcript .item.assistant`, "Streaming slowly and done.")
+		p.waitText(`#transcript .item.user`, "slow")
+		is.Equal(p.text(`#usage tbody tr.usage-row td:nth-child(2)`), "21")
+		is.Equal(p.text(`#usage tbody tr.usage-row td:nth-child(3)`), "4")
+		p.waitText(`#timeline`, "run start")
+		p.waitText(`#timeline`, "run end")
+		p.waitText(`#conversation-list`, conversationID(p)[:8])
+	})
+}
+
+// Tool text is shown as text: a tool result holding markup makes no element and runs nothing.
+func TestToolTextIsText(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memoryStore())
+	p := newPage(t, "a", nil)
+	p.open(e.ui("tenant-a", ""))
+	p.sendAndWait("search img")
+	p.waitText(`#transcript .item.tool[data-tool="search_tickets"] .result`, `"title": "<img src=x onerror=`)
+	p.waitText(`#transcript .item.assistant`, "onerror=")
+	is.Equal(p.count(`#transcript img`), 0)                             // no element was made of the markup
+	is.Equal(eval[string](p, `document.body.dataset.pwned || ""`), "") // and no script ran
+}
+
+// Approving and denying pending calls: the cards, the results after the next run, a standing approval.
+func TestApprovals(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+
+		p.sendAndWait("close 4711")
+		p.waitText(`#approvals .approval`, "close_ticket")
+		p.waitText(`#approvals .approval pre`, `"number": 4711`)
+		p.waitText(`#transcript .item.tool[data-tool="close_ticket"]`, "waiting for approval")
+		p.do(func() { p.click(`#approvals .approval button.approve`) })
+		p.waitText(`#transcript .item.tool[data-tool="close_ticket"] .result`, "Result")
+		p.waitText(`#transcript`, "Done: ")
+		is.Equal(p.count(`#approvals .approval`), 0)
+
+		p.sendAndWait("close 4712")
+		p.waitText(`#approvals .approval pre`, `"number": 4712`)
+		p.run(chromedpSendKeys(`#approvals .approval input[name="reason"]`, "Not before Monday"))
+		p.do(func() { p.click(`#approvals .approval button.deny`) })
+		p.waitText(`#transcript .item.tool.failed`, "Not before Monday")
+		p.waitText(`#transcript .item.assistant`, "The call failed")
+		is.Equal(p.count(`#approvals .approval`), 0)
+
+		p.sendAndWait("close 4714")
+		p.do(func() { p.click(`#approvals .approval button.always`) })
+		p.sendAndWait("close 4800")
+		is.Equal(p.count(`#approvals .approval`), 0) // approved standing: the call ran at once
+		p.waitText(`#transcript .item.tool[data-call-id="call-close-4800"] .result`, "Result")
+	})
+}
+
+// Plan mode: entered from the composer, the plan shown for approval, left when it is approved.
+func TestPlanMode(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+		p.run(chromedpSetValue(`#run-mode`, "plan"))
+		p.sendAndWait("please close 4711")
+		p.waitText(`#mode`, "mode: plan")
+		p.waitText(`#approvals .approval.plan .plan-text`, "1. Close ticket 4711 (Printer prints blank pages).")
+		p.waitText(`#transcript .item.tool[data-tool="get_ticket"] .result`, "Printer prints blank pages")
+		p.do(func() { p.click(`#approvals .approval.plan button.approve`) })
+		p.waitText(`#mode`, "mode: default")
+		is.Equal(p.count(`#approvals .approval.plan`), 0)
+		p.waitText(`#transcript .item.tool[data-tool="exit_plan_mode"] .result`, "Result")
+	})
+}
+
+// Steering a run while it goes: the model's next call takes the text in.
+func TestSteering(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+		p.sendAndWait("hello")
+		p.do(func() {
+			p.send("wait")
+			<-e.model.waiting
+			p.waitText(`#run-state`, "running")
+			p.run(chromedpSendKeys(`#message`, "steer: only the open ones"), chromedpClick(`#steer`))
+			p.waitText(`#transcript .item.steering`, "steer: only the open ones")
+			e.model.free()
+		})
+		p.waitText(`#transcript .item.assistant`, "Taking in the steering: only the open ones")
+		p.waitText(`#transcript .item.steering`, "steer: only the open ones") // as stored
+	})
+}
+
+// A second tab follows the run of the first through the watch stream, while it streams.
+func TestSecondTabFollows(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+		p.sendAndWait("hello")
+		id := conversationID(p)
+
+		q := newPage(t, "b", p)
+		q.open(e.ui("tenant-a", id))
+		q.waitText(`#transcript`, "You said: hello")
+		q.waitText(`#watch-state`, "following")
+
+		p.send("slow")
+		<-e.model.waiting
+		q.waitText(`#transcript`, "Streaming slowly")
+		q.waitText(`#timeline .live`, "text")
+		e.model.free()
+		q.waitText(`#transcript`, "Streaming slowly and done.")
+		p.waitText(`#transcript`, "Streaming slowly and done.")
+	})
+}
+
+// A watch stream cut by the server in the middle of an update: the tab reconnects with Last-Event-ID and shows
+// every event once.
+func TestWatchResumes(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+		p.sendAndWait("hello")
+		id := conversationID(p)
+
+		q := newPage(t, "b", p)
+		// The next watch stream ends after its fifth event: four words of text, then the first of the two calls of
+		// one update, which has no id of its own.
+		e.cut.armCut(5)
+		q.open(e.ui("tenant-a", id))
+		q.waitText(`#watch-state`, "following")
+
+		p.sendAndWait("twice")
+		q.waitText(`#watch-state`, "resumed after event")
+		q.waitText(`#transcript .item.tool[data-call-id="call-b"] .result`, "Invoice shows the wrong address")
+		q.waitText(`#transcript .item.tool[data-call-id="call-a"] .result`, "Printer prints blank pages")
+		is.Equal(q.count(`#transcript .item.tool[data-call-id="call-a"]`), 1)
+		is.Equal(q.count(`#transcript .item.tool[data-call-id="call-b"]`), 1)
+		is.Equal(strings.Count(q.text(`#transcript`), "Reading two tickets at once."), 1)
+		resumes, cuts := e.cut.state()
+		is.Equal(cuts, 1)
+		last := resumes[len(resumes)-1]
+		is.True(last != "") // the tab resumed after the last event it had whole
+		is.Equal(eval[string](q, `document.body.dataset.watchReconnects`), "1")
+	})
+}
+
+// Settings: a form from the schema, an edit saved, a validation error at its field, a conflicting edit.
+func TestSettings(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		p := newPage(t, "a", nil)
+		p.open(e.ui("tenant-a", ""))
+		field := func(pointer string) string { return fmt.Sprintf(`#settings [data-pointer=%q]`, pointer) }
+		p.waitText(`#settings-status`, "no settings yet")
+		p.waitText(field("/max_iterations"), "integer")
+		p.waitText(field("/max_iterations"), "A whole number from 1")
+		p.waitText(field("/tools/search_tickets/limit"), "Limit is the most tickets one search returns.")
+		p.waitText(field("/tools/search_tickets/limit"), "from 1 up to 100")
+		is.Equal(p.count(field("/concurrent_tools")+` select option`), 3)
+
+		p.run(chromedpSendKeys(field("/max_iterations")+` input`, "5"), chromedpClick(`#save-settings`))
+		p.waitText(`#settings-status`, "Saved: revision 1")
+
+		p.run(chromedpSetValue(field("/max_iterations")+` input`, "0"), chromedpClick(`#save-settings`))
+		p.waitText(field("/max_iterations")+` .field-error`, "minimum")
+		is.Equal(eval[string](p, `document.querySelector('[data-pointer="/max_iterations"] input').getAttribute('aria-invalid')`), "true")
+		is.Equal(eval[string](p, `document.activeElement.dataset.pointer`), "/max_iterations")
+
+		// Another client changes the settings meanwhile.
+		status, etag, body := e.api("tenant-a", "PUT", "/agents/Desk/settings", `{"max_iterations":9}`, map[string]string{"If-Match": `"1"`})
+		is.Equal(status, 200)
+		is.Equal(etag, `"2"`)
+		_ = body
+		p.run(chromedpSetValue(field("/max_iterations")+` input`, "7"), chromedpClick(`#save-settings`))
+		p.waitText(`#settings-status`, "Conflict")
+		is.Equal(p.count(`#settings .field-error:not([hidden])`), 0)
+		p.click(`#reload-settings`)
+		p.waitText(`#settings-status`, "Revision 2")
+		is.Equal(eval[string](p, `document.querySelector('[data-pointer="/max_iterations"] input').value`), "9")
+	})
+}
+
+// The UI of one tenant never shows another tenant's conversations.
+func TestTenantsApart(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		a := newPage(t, "a", nil)
+		a.open(e.ui("tenant-a", ""))
+		a.sendAndWait("secret of tenant a")
+		idA := conversationID(a)
+
+		b := newPage(t, "b", nil)
+		b.open(e.ui("tenant-b", ""))
+		b.waitText(`#conversation-list`, "No conversations yet.")
+		b.sendAndWait("hello from b")
+		idB := conversationID(b)
+		b.click(`#refresh-conversations`)
+		b.waitText(`#conversation-list`, idB[:8])
+		is.True(!strings.Contains(b.text(`#conversation-list`), idA[:8]))
+
+		b.open(e.ui("tenant-b", idA))
+		b.waitText(`#transcript`, "No such conversation in this tenant.")
+		is.True(!strings.Contains(b.text(`body`), "secret of tenant a"))
+
+		a.click(`#refresh-conversations`)
+		time.Sleep(100 * time.Millisecond)
+		a.waitText(`#conversation-list`, idA[:8])
+		is.True(!strings.Contains(a.text(`#conversation-list`), idB[:8]))
+	})
+}
