@@ -35,7 +35,7 @@ func TestStreamedRun(t *testing.T) {
 		p.send("slow")
 		<-e.model.waiting
 		p.waitText(`#transcript`, "Streaming slowly")
-		is.Equal(p.text(`#run-state`), "running")      // the run is still going: the text came as it was written
+		is.Equal(p.text(`#run-state`), "running") // the run is still going: the text came as it was written
 		is.True(!strings.Contains(p.text(`#transcript`), "and done."))
 		e.model.free()
 		p.waitJS("the run to end", fmt.Sprintf(`Number(document.body.dataset.runs||0) > %d`, before))
@@ -58,7 +58,7 @@ func TestToolTextIsText(t *testing.T) {
 	p.sendAndWait("search img")
 	p.waitText(`#transcript .item.tool[data-tool="search_tickets"] .result`, `"title": "<img src=x onerror=`)
 	p.waitText(`#transcript .item.assistant`, "onerror=")
-	is.Equal(p.count(`#transcript img`), 0)                             // no element was made of the markup
+	is.Equal(p.count(`#transcript img`), 0)                            // no element was made of the markup
 	is.Equal(eval[string](p, `document.body.dataset.pwned || ""`), "") // and no script ran
 }
 
