@@ -1,11 +1,16 @@
 package devui_test
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -60,6 +65,12 @@ func TestToolTextIsText(t *testing.T) {
 	p.waitText(`#transcript .item.assistant`, "onerror=")
 	is.Equal(p.count(`#transcript img`), 0)                            // no element was made of the markup
 	is.Equal(eval[string](p, `document.body.dataset.pwned || ""`), "") // and no script ran
+
+	// The policy refuses inline script even where a page would make some.
+	eval[bool](p, `(() => { const s = document.createElement('script'); s.textContent = 'document.body.dataset.inline = "ran"'; document.body.append(s); return true; })()`)
+	is.Equal(eval[string](p, `document.body.dataset.inline || ""`), "")
+	p.waitJS("the policy's report in the console", "true")
+	is.True(strings.Contains(p.consoleText(), "Content Security Policy"))
 }
 
 // Approving and denying pending calls: the cards, the results after the next run, a standing approval.
@@ -256,4 +267,65 @@ func TestTenantsApart(t *testing.T) {
 		a.waitText(`#conversation-list`, idA[:8])
 		is.True(!strings.Contains(a.text(`#conversation-list`), idB[:8]))
 	})
+}
+
+// tabTo presses Tab until the focused element matches the JavaScript predicate (on el, the focused element), and
+// returns the ids of the elements focused on the way.
+func tabTo(p *page, predicate string, most int) []string {
+	p.t.Helper()
+	var path []string
+	for range most {
+		p.run(chromedp.KeyEvent(kb.Tab))
+		id := eval[string](p, `document.activeElement.id || document.activeElement.className || document.activeElement.tagName`)
+		path = append(path, id)
+		if eval[bool](p, `((el) => `+predicate+`)(document.activeElement)`) {
+			return path
+		}
+	}
+	p.t.Fatalf("%s tab: after %d presses of Tab, nothing matched %s; focused: %v", p.name, most, predicate, path)
+	return nil
+}
+
+// At a phone's width, keyboard only: the page fits the screen, Tab reaches the controls in order, and a message
+// and an approval go out with keys alone.
+func TestKeyboardAndPhone(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memoryStore())
+	p := newPage(t, "phone", nil)
+	p.run(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	p.open(e.ui("tenant-a", ""))
+	is.True(eval[bool](p, `document.documentElement.scrollWidth <= window.innerWidth`)) // no sideways scrolling
+
+	path := tabTo(p, `el.id === "message"`, 20)
+	is.Equal(path[:4], []string{"tenant", "agent", "new-conversation", "refresh-conversations"})
+	p.run(chromedp.KeyEvent("close 4711"))
+	tabTo(p, `el.id === "send"`, 3)
+	p.do(func() { p.run(chromedp.KeyEvent(kb.Enter)) })
+	p.waitText(`#approvals .approval`, "close_ticket")
+	is.True(eval[bool](p, `document.documentElement.scrollWidth <= window.innerWidth`))
+
+	tabTo(p, `el.classList.contains("approve")`, 30)
+	p.do(func() { p.run(chromedp.KeyEvent(" ")) })
+	p.waitText(`#transcript .item.tool[data-tool="close_ticket"] .result`, "Result")
+}
+
+var update = flag.Bool("update", false, "write docs/dev-ui.png from the browser")
+
+// The screenshot of the docs, taken from the page in a state that shows most of it: a streamed answer, tool calls
+// with results, a call waiting for approval, the settings form. With -update it is written to docs/dev-ui.png.
+func TestScreenshot(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memoryStore())
+	p := newPage(t, "screenshot", nil)
+	p.run(chromedp.EmulateViewport(1440, 1000))
+	p.open(e.ui("demo", ""))
+	p.sendAndWait("search printer")
+	p.sendAndWait("close 4711")
+	p.waitText(`#approvals .approval`, "close_ticket")
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	is.NoErr(err)
+	is.True(len(png) > 10000)
+	if *update {
+		is.NoErr(os.WriteFile(filepath.Join("..", "..", "..", "docs", "dev-ui.png"), png, 0o644))
+	}
 }

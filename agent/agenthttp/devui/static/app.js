@@ -146,6 +146,7 @@ async function openConversation(id) {
     state.pending = data.pending;
     renderApprovals();
     renderTimeline(data.entries);
+    $('transcript').scrollTop = $('transcript').scrollHeight;
     if (data.agent && data.agent !== state.agent?.name && state.agents.some((a) => a.name === data.agent)) {
       $('agent').value = data.agent;
       selectAgent(data.agent);
