@@ -33,8 +33,8 @@ func TestHeaders(t *testing.T) {
 		is.NoErr(err)
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		is.Equal(resp.StatusCode, http.StatusOK)                        // tc.path
-		is.Equal(resp.Header.Get("Content-Type"), tc.contentType)       // tc.path
+		is.Equal(resp.StatusCode, http.StatusOK)                       // tc.path
+		is.Equal(resp.Header.Get("Content-Type"), tc.contentType)      // tc.path
 		is.Equal(resp.Header.Get("X-Content-Type-Options"), "nosniff") // tc.path
 		csp := resp.Header.Get("Content-Security-Policy")
 		for _, d := range []string{"default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",

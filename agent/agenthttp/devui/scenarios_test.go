@@ -181,9 +181,10 @@ func TestWatchResumes(t *testing.T) {
 		id := conversationID(p)
 
 		q := newPage(t, "b", p)
-		// The next watch stream ends after its fifth event: four words of text, then the first of the two calls of
-		// one update, which has no id of its own.
-		e.cut.armCut(5)
+		// The next watch stream ends after its seventh event: five words of text and the model call's usage, each an
+		// update of its own, then the first of the two calls of one update, which carries no id (the update's last
+		// event does).
+		e.cut.armCut(7)
 		q.open(e.ui("tenant-a", id))
 		q.waitText(`#watch-state`, "following")
 
@@ -194,6 +195,10 @@ func TestWatchResumes(t *testing.T) {
 		is.Equal(q.count(`#transcript .item.tool[data-call-id="call-a"]`), 1)
 		is.Equal(q.count(`#transcript .item.tool[data-call-id="call-b"]`), 1)
 		is.Equal(strings.Count(q.text(`#transcript`), "Reading two tickets at once."), 1)
+		// The run's timeline, as the tab received it: each event once.
+		is.Equal(q.count(`#timeline .live li[data-type="tool_call"]`), 2)
+		is.Equal(q.count(`#timeline .live li[data-type="tool_result"]`), 2)
+		is.Equal(q.count(`#timeline .live li[data-type="usage"]`), 2)
 		resumes, cuts := e.cut.state()
 		is.Equal(cuts, 1)
 		last := resumes[len(resumes)-1]
