@@ -56,6 +56,8 @@ var known = map[string]string{
 	"handoff":     "github.com/typeshift-go/typeshift/agent/handoff",
 	"openaitest":  "github.com/typeshift-go/typeshift/agent/openai/openaitest",
 	"analysis":    "github.com/typeshift-go/typeshift/analysis",
+	"agenthttp":   "github.com/typeshift-go/typeshift/agent/agenthttp",
+	"devui":       "github.com/typeshift-go/typeshift/agent/agenthttp/devui",
 	"unitchecker": "golang.org/x/tools/go/analysis/unitchecker",
 }
 
