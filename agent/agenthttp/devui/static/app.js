@@ -14,7 +14,6 @@ const state = {
   pending: [],
   running: false,
   watch: null, // {abort: AbortController}
-  usage: new Map(), // conversation id -> [{run, input, output, total}]
   settings: null, // {form, etag}
 };
 
@@ -146,6 +145,7 @@ async function openConversation(id) {
     state.pending = data.pending;
     renderApprovals();
     renderTimeline(data.entries);
+    renderUsage(data.entries);
     $('transcript').scrollTop = $('transcript').scrollHeight;
     if (data.agent && data.agent !== state.agent?.name && state.agents.some((a) => a.name === data.agent)) {
       $('agent').value = data.agent;
@@ -192,6 +192,8 @@ function renderTimeline(entries) {
       const d = e.data || {};
       what += d.pending ? ` (${d.pending} waiting for approval)` : '';
       if (d.mode) what += ` · mode ${d.mode}`;
+      if (d.usage) what += ` · ${d.usage.input_tokens} in, ${d.usage.output_tokens} out`;
+      if (d.error) what += ' · failed: ' + d.error;
     }
     if (e.type === 'response' || e.type === 'tool_results') {
       const names = [];
@@ -202,16 +204,19 @@ function renderTimeline(entries) {
   }
 }
 
-function renderUsage() {
+// renderUsage shows the tokens of each stored run, from its end entry.
+function renderUsage(entries = []) {
   const body = clear($('usage').querySelector('tbody'));
-  const runs = state.usage.get(state.conversation) || [];
-  if (runs.length === 0) {
-    append(body, el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'Runs of this page show their usage here.')));
+  let n = 0;
+  for (const e of entries) {
+    if (e.type !== 'run_end' || !e.data || !e.data.usage) continue;
+    const u = e.data.usage;
+    n++;
+    append(body, el('tr', { class: 'usage-row', 'data-run': e.run_id || '' },
+      el('td', { title: e.run_id || '' }, String(n) + ' · ' + shortID(e.run_id || '?')),
+      el('td', {}, String(u.input_tokens)), el('td', {}, String(u.output_tokens)), el('td', {}, String(u.total_tokens))));
   }
-  runs.forEach((u, i) => {
-    append(body, el('tr', { class: 'usage-row' }, el('td', {}, String(i + 1)), el('td', {}, String(u.input_tokens)),
-      el('td', {}, String(u.output_tokens)), el('td', {}, String(u.total_tokens))));
-  });
+  if (n === 0) append(body, el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'No run has ended yet.')));
 }
 
 // ---- approvals
@@ -342,14 +347,7 @@ async function run(input) {
       $('reload-conversation').hidden = false;
     }
     const live = new Live();
-    for await (const ev of api.events(resp)) {
-      live.handle(ev);
-      if (ev.event === 'end') {
-        const runs = state.usage.get(conversation) || [];
-        runs.push(ev.data.usage);
-        state.usage.set(conversation, runs);
-      }
-    }
+    for await (const ev of api.events(resp)) live.handle(ev);
   } catch (err) {
     banner(problemText(err));
     if (err instanceof api.ApiError && err.problem.errors) {
