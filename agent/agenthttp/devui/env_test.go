@@ -118,6 +118,8 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		return chattest.Calls(chattest.Call("call-read-"+n, "get_ticket", `{"number":`+n+`}`)), nil
 	case strings.HasPrefix(text, "close ") && n != "":
 		return chattest.Calls(chattest.Call("call-close-"+n, "close_ticket", `{"number":`+n+`,"reason":"fixed"}`)), nil
+	case strings.HasPrefix(text, "please read ") && n != "":
+		return chattest.Calls(chattest.Call("call-read-"+n, "get_ticket", `{"number":`+n+`}`)), nil
 	case strings.HasPrefix(text, "search "):
 		q, _ := json.Marshal(strings.TrimPrefix(text, "search "))
 		return chattest.Calls(chattest.Call("call-search", "search_tickets", `{"query":`+string(q)+`}`)), nil
@@ -188,27 +190,7 @@ type env struct {
 func newEnv(t *testing.T, store storage.Store) *env {
 	t.Helper()
 	e := &env{t: t, store: store, model: newModel(), cut: &cutter{}}
-	tix := tickets.NewMemoryClient(append(tickets.SampleTickets(),
-		tickets.Ticket{Number: 4800, Title: hostileTitle, Status: tickets.StatusOpen, Opened: time.Now()})...)
-	host, err := agent.NewHost(&desk{}, agent.Config{
-		Toolsets: []toolset.Source{&tickets.Tickets{Client: tix}},
-		Client:   client{m: e.model, FuncModel: chattest.FuncModel(e.model.respond)},
-		Store:    store,
-		LeaseTTL: 5 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, err := agenthttp.New([]*agent.Host{host}, agenthttp.Options{
-		Store:                   store,
-		DevelopmentTenantHeader: tenantHeader,
-		Descriptions:            map[string]string{"Desk": "Answers questions about support tickets."},
-		Logger:                  slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.cut.next = api
+	e.cut.next = e.api(store)
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", e.cut))
 	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: tenantHeader})))
@@ -221,6 +203,46 @@ func newEnv(t *testing.T, store storage.Store) *env {
 	return e
 }
 
+// api returns an API handler over the desk agent on store, with the env's model.
+func (e *env) api(store storage.Store) http.Handler {
+	e.t.Helper()
+	tix := tickets.NewMemoryClient(append(tickets.SampleTickets(),
+		tickets.Ticket{Number: 4800, Title: hostileTitle, Status: tickets.StatusOpen, Opened: time.Now()})...)
+	host, err := agent.NewHost(&desk{}, agent.Config{
+		Toolsets: []toolset.Source{&tickets.Tickets{Client: tix}},
+		Client:   client{m: e.model, FuncModel: chattest.FuncModel(e.model.respond)},
+		Store:    store,
+		LeaseTTL: 5 * time.Second,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	api, err := agenthttp.New([]*agent.Host{host}, agenthttp.Options{
+		Store:                   store,
+		DevelopmentTenantHeader: tenantHeader,
+		Descriptions:            map[string]string{"Desk": "Answers questions about support tickets."},
+		Logger:                  slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return api
+}
+
+// instance serves the API on another server over store: another instance, when store is another Postgres
+// store on the same schema.
+func (e *env) instance(store storage.Store) string {
+	e.t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", e.api(store)))
+	srv := httptest.NewServer(mux)
+	e.t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv.URL
+}
+
 // ui returns the address of the UI for a tenant, opening the conversation id when it is not empty.
 func (e *env) ui(tenant, id string) string {
 	u := e.srv.URL + "/dev/?tenant=" + tenant
@@ -230,14 +252,20 @@ func (e *env) ui(tenant, id string) string {
 	return u
 }
 
-// api sends a request to the API as tenant and returns the answer's status, ETag and body.
-func (e *env) api(tenant, method, path, body string, header map[string]string) (int, string, string) {
+// call sends a request to the API as tenant and returns the answer's status, ETag and body.
+func (e *env) call(tenant, method, path, body string, header map[string]string) (int, string, string) {
+	e.t.Helper()
+	return e.callAt(e.srv.URL, tenant, method, path, body, header)
+}
+
+// callAt is call on the server at base.
+func (e *env) callAt(base, tenant, method, path, body string, header map[string]string) (int, string, string) {
 	e.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	r, err := http.NewRequest(method, e.srv.URL+"/api"+path, rd)
+	r, err := http.NewRequest(method, base+"/api"+path, rd)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -267,21 +295,36 @@ func stores(t *testing.T, f func(t *testing.T, s storage.Store)) {
 // openPostgres opens a Postgres store on a fresh, migrated schema.
 func openPostgres(t *testing.T) *postgres.Store {
 	t.Helper()
-	_, cfg := pgtest.Schema(t)
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("opening a pool: %v", err)
-	}
-	t.Cleanup(pool.Close)
-	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
-		t.Fatalf("migrating: %v", err)
-	}
-	s, err := postgres.New(context.Background(), pool, nil)
-	if err != nil {
-		t.Fatalf("opening the store: %v", err)
-	}
-	t.Cleanup(s.Close)
+	s, _ := openPostgresPair(t)
 	return s
+}
+
+// openPostgresPair opens a Postgres store on a fresh, migrated schema, and a function that opens another, with a
+// pool of its own, on the same schema: another instance, as far as the database can tell.
+func openPostgresPair(t *testing.T) (*postgres.Store, func() *postgres.Store) {
+	t.Helper()
+	_, cfg := pgtest.Schema(t)
+	migrated := false
+	open := func() *postgres.Store {
+		pool, err := pgxpool.NewWithConfig(context.Background(), cfg.Copy())
+		if err != nil {
+			t.Fatalf("opening a pool: %v", err)
+		}
+		t.Cleanup(pool.Close)
+		if !migrated {
+			if _, err := postgres.Migrate(context.Background(), pool); err != nil {
+				t.Fatalf("migrating: %v", err)
+			}
+			migrated = true
+		}
+		s, err := postgres.New(context.Background(), pool, nil)
+		if err != nil {
+			t.Fatalf("opening the store: %v", err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	return open(), open
 }
 
 // cutter passes requests to the API, and can cut the next watch stream after its n-th event, from the server's

@@ -3,6 +3,7 @@ package devui_test
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,15 @@ func TestStreamedRun(t *testing.T) {
 		is.Equal(p.text(`#usage tbody tr.usage-row td:nth-child(3)`), "4")
 		p.waitText(`#timeline`, "run start")
 		p.waitText(`#timeline`, "run end")
-		p.waitText(`#conversation-list`, conversationID(p)[:8])
+		id := conversationID(p)
+		p.waitText(`#conversation-list`, id[:8])
+
+		// Deleting it: gone from the list and from the API.
+		p.click(`#delete-conversation`)
+		p.waitText(`#banner`, "Deleted conversation "+id[:8])
+		p.waitText(`#conversation-list`, "No conversations yet.")
+		status, _, _ := e.call("tenant-a", "GET", "/conversations/"+id, "", nil)
+		is.Equal(status, 404)
 	})
 }
 
@@ -65,6 +74,13 @@ func TestToolTextIsText(t *testing.T) {
 	p.waitText(`#transcript .item.assistant`, "onerror=")
 	is.Equal(p.count(`#transcript img`), 0)                            // no element was made of the markup
 	is.Equal(eval[string](p, `document.body.dataset.pwned || ""`), "") // and no script ran
+
+	// A long result is folded behind its size; a failed call shows its error.
+	p.sendAndWait("search e")
+	p.waitText(`#transcript .item.tool[data-tool="search_tickets"] .result details.collapsed summary`, "Result (")
+	is.True(!eval[bool](p, `document.querySelector('#transcript details.collapsed').open`))
+	p.sendAndWait("please read 9999")
+	p.waitText(`#transcript .item.tool.failed .error`, "Error: no ticket 9999 exists")
 
 	// The policy refuses inline script even where a page would make some.
 	eval[bool](p, `(() => { const s = document.createElement('script'); s.textContent = 'document.body.dataset.inline = "ran"'; document.body.append(s); return true; })()`)
@@ -169,6 +185,42 @@ func TestSecondTabFollows(t *testing.T) {
 	})
 }
 
+// A run started on another instance (another handler and store, on the same Postgres) streams into the tab that
+// follows the conversation on this one.
+func TestRunOnAnotherInstance(t *testing.T) {
+	is := is.New(t)
+	store, another := openPostgresPair(t)
+	e := newEnv(t, store)
+	other := e.instance(another())
+	p := newPage(t, "a", nil)
+	p.open(e.ui("tenant-a", ""))
+	p.sendAndWait("hello")
+	id := conversationID(p)
+	p.waitText(`#watch-state`, "following")
+
+	done := make(chan int, 1)
+	go func() {
+		r, _ := http.NewRequest("POST", other+"/api/conversations/"+id+"/runs", strings.NewReader(`{"text":"slow"}`))
+		r.Header.Set(tenantHeader, "tenant-a")
+		r.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	<-e.model.waiting
+	p.waitText(`#transcript`, "Streaming slowly")
+	e.model.free()
+	p.waitText(`#transcript`, "Streaming slowly and done.")
+	is.Equal(<-done, 200)
+	p.click(`#reload-conversation`)
+	p.waitText(`#transcript .item.user`, "slow") // the other client's input, from the store
+	is.Equal(p.count(`#usage tr.usage-row`), 2)
+}
+
 // A watch stream cut by the server in the middle of an update: the tab reconnects with Last-Event-ID and shows
 // every event once.
 func TestWatchResumes(t *testing.T) {
@@ -231,7 +283,7 @@ func TestSettings(t *testing.T) {
 		is.Equal(eval[string](p, `document.activeElement.dataset.pointer`), "/max_iterations")
 
 		// Another client changes the settings meanwhile.
-		status, etag, body := e.api("tenant-a", "PUT", "/agents/Desk/settings", `{"max_iterations":9}`, map[string]string{"If-Match": `"1"`})
+		status, etag, body := e.call("tenant-a", "PUT", "/agents/Desk/settings", `{"max_iterations":9}`, map[string]string{"If-Match": `"1"`})
 		is.Equal(status, 200)
 		is.Equal(etag, `"2"`)
 		_ = body

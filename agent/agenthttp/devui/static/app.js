@@ -167,9 +167,10 @@ async function deleteConversation() {
   if (!id) return;
   try {
     await api.json('/conversations/' + encodeURIComponent(id), { method: 'DELETE' });
-    banner('Deleted conversation ' + shortID(id) + '.', 'notice');
-    go(null);
+    history.replaceState(null, '', location.pathname + location.search);
+    await openConversation(null);
     await loadConversations();
+    banner('Deleted conversation ' + shortID(id) + '.', 'notice');
   } catch (err) {
     banner(problemText(err));
   }
