@@ -31,9 +31,12 @@ var (
 // chromiumPath returns the Chromium binary: $TYPESHIFT_CHROMIUM, or chromium (or chromium-browser) on the PATH.
 func chromiumPath() (string, error) {
 	if p := os.Getenv("TYPESHIFT_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("TYPESHIFT_CHROMIUM: %w", err)
+		}
 		return p, nil
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
+	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
 		}
@@ -46,7 +49,7 @@ func browser(t *testing.T) context.Context {
 	t.Helper()
 	path, err := chromiumPath()
 	if err != nil {
-		const how = "the browser tests need Chromium: apt-get install -y chromium (or set TYPESHIFT_CHROMIUM to its binary), then go test ./agent/agenthttp/devui"
+		how := err.Error() + ": the browser tests need Chromium: apt-get install -y chromium (or set TYPESHIFT_CHROMIUM to its binary), then go test ./agent/agenthttp/devui"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(how)
 		}

@@ -361,7 +361,8 @@ func TestKeyboardAndPhone(t *testing.T) {
 	p.waitText(`#approvals .approval`, "close_ticket")
 	is.True(eval[bool](p, `document.documentElement.scrollWidth <= window.innerWidth`))
 
-	tabTo(p, `el.classList.contains("approve")`, 30)
+	is.True(eval[bool](p, `document.activeElement.classList.contains("approval")`)) // the focus went to the card
+	tabTo(p, `el.classList.contains("approve")`, 3)
 	p.do(func() { p.run(chromedp.KeyEvent(" ")) })
 	p.waitText(`#transcript .item.tool[data-tool="close_ticket"] .result`, "Result")
 }

@@ -228,7 +228,8 @@ function renderApprovals() {
     const plan = r.tool === 'exit_plan_mode';
     const reasonID = 'reason-' + r.id;
     const reason = el('input', { id: reasonID, type: 'text', name: 'reason', autocomplete: 'off' });
-    const card = el('section', { class: 'approval' + (plan ? ' plan' : ''), 'data-request': r.id, 'aria-label': plan ? 'Plan for approval' : 'Approval for ' + r.tool },
+    const card = el('section', { class: 'approval' + (plan ? ' plan' : ''), 'data-request': r.id, tabindex: '-1',
+      'aria-label': plan ? 'Plan for approval' : 'Approval for ' + r.tool },
       el('h3', {}, plan ? 'The plan, for your approval' : 'Approve ', plan ? '' : el('code', {}, r.tool), plan ? '' : '?'));
     if (plan && r.arguments && typeof r.arguments.plan === 'string') {
       append(card, el('pre', { class: 'plan-text' }, r.arguments.plan));
@@ -245,6 +246,7 @@ function renderApprovals() {
       el('div', { class: 'row' }, approve, plan ? '' : always, deny));
     append(box, card);
   }
+  for (const b of box.querySelectorAll('button')) b.disabled = state.running;
 }
 
 function answer(r, a) {
@@ -361,6 +363,11 @@ async function run(input) {
     await openConversation(conversation);
     await loadConversations();
   }
+  // Keyboard users go on where the run left them: at the first call waiting for an answer, or at the message box
+  // (the Send button they pressed was disabled while the run went, which took the focus away).
+  const card = document.querySelector('#approvals .approval');
+  if (card) card.focus();
+  else if (!document.activeElement || document.activeElement === document.body) $('message').focus();
   // For whoever watches the page (its tests): how many runs it has finished.
   document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
 }
