@@ -387,3 +387,23 @@ func TestScreenshot(t *testing.T) {
 		is.NoErr(os.WriteFile(filepath.Join("..", "..", "..", "docs", "dev-ui.png"), png, 0o644))
 	}
 }
+
+// What the API refuses, the page refuses too, and says why: a run on a conversation another run holds.
+func TestRefusedRun(t *testing.T) {
+	e := newEnv(t, memoryStore())
+	p := newPage(t, "a", nil)
+	p.open(e.ui("tenant-a", ""))
+	p.sendAndWait("hello")
+	id := conversationID(p)
+	q := newPage(t, "b", p)
+	q.open(e.ui("tenant-a", id))
+	q.waitText(`#watch-state`, "following")
+
+	p.send("wait")
+	<-e.model.waiting
+	q.sendAndWait("hello again")
+	q.waitText(`#banner`, "409")
+	q.waitText(`#banner`, "conversation-busy")
+	e.model.free()
+	p.waitText(`#transcript .item.tool[data-call-id="call-wait"] .result`, "Result")
+}

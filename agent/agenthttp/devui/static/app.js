@@ -336,6 +336,7 @@ async function run(input) {
   const mode = $('run-mode').value;
   if (input.text !== undefined && mode !== state.mode) body.mode = mode;
   let conversation = id;
+  let failure = '';
   try {
     const resp = await api.request(id ? `/conversations/${encodeURIComponent(id)}/runs` : '/conversations',
       { method: 'POST', body, accept: 'text/event-stream' });
@@ -352,9 +353,9 @@ async function run(input) {
     const live = new Live();
     for await (const ev of api.events(resp)) live.handle(ev);
   } catch (err) {
-    banner(problemText(err));
+    failure = problemText(err);
     if (err instanceof api.ApiError && err.problem.errors) {
-      banner(problemText(err) + ': ' + err.problem.errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; '));
+      failure += ': ' + err.problem.errors.map((e) => `${e.pointer || '/'} ${e.detail}`).join('; ');
     }
   } finally {
     setRunning(false);
@@ -363,6 +364,7 @@ async function run(input) {
     await openConversation(conversation);
     await loadConversations();
   }
+  if (failure) banner(failure); // after the reload, which clears the banner
   // Keyboard users go on where the run left them: at the first call waiting for an answer, or at the message box
   // (the Send button they pressed was disabled while the run went, which took the focus away).
   const card = document.querySelector('#approvals .approval');
