@@ -94,3 +94,19 @@ func TestStaticFiles(t *testing.T) {
 	is.NoErr(err)
 	is.True(files >= 6)
 }
+
+// The API handler serves no page of its own: the UI is there only where the application mounts devui.Handler.
+func TestAPIServesNoUI(t *testing.T) {
+	is := is.New(t)
+	e := &env{t: t, model: newModel()}
+	t.Cleanup(e.model.free)
+	srv := httptest.NewServer(e.api(memoryStore()))
+	defer srv.Close()
+	for _, path := range []string{"/", "/index.html", "/app.js", "/dev/", "/config.json"} {
+		resp, err := http.Get(srv.URL + path)
+		is.NoErr(err)
+		resp.Body.Close()
+		is.Equal(resp.StatusCode, http.StatusNotFound)                        // path
+		is.Equal(resp.Header.Get("Content-Type"), "application/problem+json") // path
+	}
+}
