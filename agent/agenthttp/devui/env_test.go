@@ -45,7 +45,8 @@ const hostileTitle = `<img src=x onerror="document.body.dataset.pwned='yes'">`
 
 // model is the offline model of the browser tests. It reads the last message and answers by rules:
 //
-//   - after tool results, it reports them (or, when the conversation was steered, the steering it took in);
+//   - after tool results, it reports them, listing the tickets a search found (or, when the conversation was
+//     steered, the steering it took in);
 //   - "close N" closes ticket N (which waits for approval); "search WORDS" searches; "twice" reads two tickets
 //     in one response, after some text;
 //   - "slow" streams two words, then waits until release is closed before the rest;
@@ -106,6 +107,15 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 				plan, _ := json.Marshal(map[string]string{"plan": fmt.Sprintf("1. Close ticket %d (%s).\n2. Tell the customer.", tk.Number, tk.Title)})
 				return chattest.Calls(chattest.Call("call-plan", agent.ExitPlanModeTool, string(plan))), nil
 			default:
+				var found []tickets.Ticket
+				if json.Unmarshal(r.Result, &found) == nil && len(found) > 0 {
+					list := make([]string, len(found))
+					for i, tk := range found {
+						list[i] = fmt.Sprintf("#%d %q (%s)", tk.Number, tk.Title, tk.Status)
+					}
+					fmt.Fprintf(&b, "Found %d: %s. ", len(found), strings.Join(list, ", "))
+					continue
+				}
 				fmt.Fprintf(&b, "Done: %s ", r.Result)
 			}
 		}
