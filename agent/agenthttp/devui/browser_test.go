@@ -300,16 +300,16 @@ func pollAction(js string) chromedp.Action[chromedp.Void] {
 	}
 }
 
-func chromedpSendKeys(sel, text string) chromedp.Action[chromedp.Void] {
+func typeInto(sel, text string) chromedp.Action[chromedp.Void] {
 	return chromedp.SendKeys(chromedp.CSS(sel), text)
 }
 
-func chromedpClick(sel string) chromedp.Action[chromedp.Void] {
+func clickOn(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Click(chromedp.CSS(sel))
 }
 
 // chromedpSetValue sets the value of an input or select, as a user's edit does, with its input and change events.
-func chromedpSetValue(sel, value string) chromedp.Action[chromedp.Void] {
+func setValue(sel, value string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 		js := fmt.Sprintf(`(() => { const n = document.querySelector(%q); n.value = %q; n.dispatchEvent(new Event('input', {bubbles: true})); n.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, sel, value)
 		_, err := chromedp.Evaluate[bool](js)(ctx, t)

@@ -108,7 +108,7 @@ func TestApprovals(t *testing.T) {
 
 		p.sendAndWait("close 4712")
 		p.waitText(`#approvals .approval pre`, `"number": 4712`)
-		p.run(chromedpSendKeys(`#approvals .approval input[name="reason"]`, "Not before Monday"))
+		p.run(typeInto(`#approvals .approval input[name="reason"]`, "Not before Monday"))
 		p.do(func() { p.click(`#approvals .approval button.deny`) })
 		p.waitText(`#transcript .item.tool.failed`, "Not before Monday")
 		p.waitText(`#transcript .item.assistant`, "The call failed")
@@ -129,7 +129,7 @@ func TestPlanMode(t *testing.T) {
 		e := newEnv(t, s)
 		p := newPage(t, "a", nil)
 		p.open(e.ui("tenant-a", ""))
-		p.run(chromedpSetValue(`#run-mode`, "plan"))
+		p.run(setValue(`#run-mode`, "plan"))
 		p.sendAndWait("please close 4711")
 		p.waitText(`#mode`, "mode: plan")
 		p.waitText(`#approvals .approval.plan .plan-text`, "1. Close ticket 4711 (Printer prints blank pages).")
@@ -152,7 +152,7 @@ func TestSteering(t *testing.T) {
 			p.send("wait")
 			<-e.model.waiting
 			p.waitText(`#run-state`, "running")
-			p.run(chromedpSendKeys(`#message`, "steer: only the open ones"), chromedpClick(`#steer`))
+			p.run(typeInto(`#message`, "steer: only the open ones"), clickOn(`#steer`))
 			p.waitText(`#transcript .item.steering`, "steer: only the open ones")
 			e.model.free()
 		})
@@ -274,10 +274,10 @@ func TestSettings(t *testing.T) {
 		p.waitText(field("/tools/search_tickets/limit"), "from 1 up to 100")
 		is.Equal(p.count(field("/concurrent_tools")+` select option`), 3)
 
-		p.run(chromedpSendKeys(field("/max_iterations")+` input`, "5"), chromedpClick(`#save-settings`))
+		p.run(typeInto(field("/max_iterations")+` input`, "5"), clickOn(`#save-settings`))
 		p.waitText(`#settings-status`, "Saved: revision 1")
 
-		p.run(chromedpSetValue(field("/max_iterations")+` input`, "0"), chromedpClick(`#save-settings`))
+		p.run(setValue(field("/max_iterations")+` input`, "0"), clickOn(`#save-settings`))
 		p.waitText(field("/max_iterations")+` .field-error`, "minimum")
 		is.Equal(eval[string](p, `document.querySelector('[data-pointer="/max_iterations"] input').getAttribute('aria-invalid')`), "true")
 		is.Equal(eval[string](p, `document.activeElement.dataset.pointer`), "/max_iterations")
@@ -287,7 +287,7 @@ func TestSettings(t *testing.T) {
 		is.Equal(status, 200)
 		is.Equal(etag, `"2"`)
 		_ = body
-		p.run(chromedpSetValue(field("/max_iterations")+` input`, "7"), chromedpClick(`#save-settings`))
+		p.run(setValue(field("/max_iterations")+` input`, "7"), clickOn(`#save-settings`))
 		p.waitText(`#settings-status`, "Conflict")
 		is.Equal(p.count(`#settings .field-error:not([hidden])`), 0)
 		p.click(`#reload-settings`)
