@@ -23,7 +23,10 @@ func TestAskApproval(t *testing.T) {
 	store := memory.New()
 	ran := 0
 	var rejected []string
-	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) { ran++; return json.RawMessage(`"done"`), nil })
+	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		ran++
+		return json.RawMessage(`"done"`), nil
+	})
 	tl.RequiresApproval = true
 	agent.OnRejected(tl, func(_ context.Context, c *toolset.Call, reason string) {
 		rejected = append(rejected, c.ID+" "+c.Run.ConversationID+" "+reason)
@@ -64,7 +67,10 @@ func TestAskApproval(t *testing.T) {
 func TestStandingApprovalsOption(t *testing.T) {
 	is := is.New(t)
 	ran := 0
-	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) { ran++; return json.RawMessage(`"done"`), nil })
+	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		ran++
+		return json.RawMessage(`"done"`), nil
+	})
 	tl.RequiresApproval = true
 	h := host(script(call(tc("1", "act", `{}`)), say("ok")), agent.Config{}, tl)
 	res, err := h.Run(context.Background(), agent.Text("go"), agent.StandingApprovals(json.RawMessage(`[{"tool_id":"test.act"}]`)))
