@@ -9,6 +9,8 @@
 // (agent/chattest), so it needs no provider.
 package main
 
+//go:generate go run github.com/typeshift-go/typeshift/cmd/typeshift generate
+
 import (
 	"context"
 	"encoding/json"
