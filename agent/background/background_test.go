@@ -43,10 +43,25 @@ func TestAnswerAfterTheCallerEnded(t *testing.T) {
 		is.True(strings.Contains(reports[0], "succeeded"))
 		is.True(strings.Contains(reports[0], "Invoice 12 was paid on 3 March."))
 
-		// The sub-agent's conversation is its own, stored under the handle.
+		// The sub-agent's conversation is its own, stored under the handle, and its run was published for watchers.
 		entries, err := store.LoadAll(context.Background(), tenant, id)
 		is.NoErr(err)
 		is.True(len(entries) >= 3)
+		wctx, stop := context.WithTimeout(context.Background(), 30*time.Second) // a bound, for a run that published nothing
+		var watched strings.Builder
+		for u, err := range f.billing.WatchAfter(wctx, tenant, id, 0) {
+			is.NoErr(err)
+			for _, p := range u.Parts {
+				if tx, ok := p.(chat.Text); ok {
+					watched.WriteString(tx.Text)
+				}
+			}
+			if u.FinishReason != "" {
+				break
+			}
+		}
+		stop()
+		is.Equal(watched.String(), "Invoice 12 was paid on 3 March.")
 
 		// The conversation's next run reads the report.
 		var saw atomic.Bool
