@@ -46,8 +46,9 @@ type Manager struct {
 	key    []byte
 	tracer trace.Tracer
 
-	mu    sync.RWMutex
-	hosts map[string]*agent.Host // by agent name: delegates and callers
+	mu      sync.RWMutex
+	hosts   map[string]*agent.Host           // by agent name: delegates and callers
+	answers map[jobRef][]chat.ApprovalAnswer // answers gathered for waiting jobs (see answer)
 }
 
 // New returns a Manager that stores its jobs in queue.
@@ -62,7 +63,7 @@ func New(queue Queue, opts Options) *Manager {
 		tp = otel.GetTracerProvider()
 	}
 	return &Manager{queue: queue, opts: opts, key: key, tracer: tp.Tracer("github.com/typeshift-go/typeshift/agent/background"),
-		hosts: map[string]*agent.Host{}}
+		hosts: map[string]*agent.Host{}, answers: map[jobRef][]chat.ApprovalAnswer{}}
 }
 
 // Queue returns the Manager's queue.
