@@ -23,8 +23,13 @@ import (
 // Options are a [Manager]'s limits and parts.
 type Options struct {
 	// Limit is how many background runs a tenant may have live at once (queued, running or waiting for approval);
-	// a start beyond it is refused, and the calling model reads why. Zero or less means no limit.
+	// a start beyond it is refused, and the calling model reads why. Zero means [DefaultLimit]; a negative Limit
+	// means none, which lets a model that starts runs in a loop start as many as it likes.
 	Limit int
+	// MaxDepth bounds how deeply background runs start background runs of their own: a start from a run that is
+	// already MaxDepth levels below the first caller is refused, and the calling model reads why. Zero or less
+	// means agent.DefaultMaxDepth.
+	MaxDepth int
 	// Deadline bounds each background run's whole life from its start; when it passes the run ends as timed out
 	// and its caller is told. Zero means none.
 	Deadline time.Duration
@@ -36,6 +41,9 @@ type Options struct {
 	// links to the span of the tool call that started it.
 	TracerProvider trace.TracerProvider
 }
+
+// DefaultLimit is how many background runs a tenant may have live at once when Options.Limit is zero.
+const DefaultLimit = 16
 
 // A Manager offers background sub-agents as tools and runs the jobs its [Queue] hands it. Create one with [New],
 // give callers its tools ([Manager.Tools]), register the caller hosts ([Manager.Register]) and call
@@ -57,6 +65,15 @@ func New(queue Queue, opts Options) *Manager {
 	if len(key) == 0 {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
+	}
+	switch {
+	case opts.Limit == 0:
+		opts.Limit = DefaultLimit
+	case opts.Limit < 0:
+		opts.Limit = 0 // the queues' "no limit"
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = agent.DefaultMaxDepth
 	}
 	tp := opts.TracerProvider
 	if tp == nil {
@@ -108,6 +125,10 @@ func newJobID() string {
 	return "bg_" + hex.EncodeToString(b[:])
 }
 
+// depthKey is the context key of the depth of the background run whose tools are called: 1 for a run the first
+// caller started.
+type depthKey struct{}
+
 // traceCarrier returns the W3C trace context of ctx's span, for the job's span link.
 func traceCarrier(ctx context.Context) map[string]string {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
@@ -131,6 +152,8 @@ func (m *Manager) Run(ctx context.Context, job Job) (Outcome, error) {
 		}
 	}
 	ctx, span := m.tracer.Start(ctx, "background_agent "+job.Agent, opts...)
+	// A start from this run's tools is one level deeper (see start).
+	ctx = context.WithValue(ctx, depthKey{}, job.Depth)
 	out, err := m.run(ctx, job)
 	switch {
 	case err != nil:
