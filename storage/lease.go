@@ -63,3 +63,18 @@ type AppendReleaser interface {
 	// by it either. With no entries it is Release.
 	AppendRelease(ctx context.Context, c Claim, entries ...Entry) ([]Entry, error)
 }
+
+// SteeringStorer is a ConversationStore that stores steering input whether or
+// not a run holds the conversation, in one step and without claiming it:
+// while a live claim holds the conversation the input is queued as Steer
+// queues it (the run takes it in, or its release stores it); otherwise it is
+// stored at once as the conversation's next entry, after any input a crashed
+// run left queued, where the next run reads it. Background runs report to
+// their callers through it, so that a report never makes a user's run fail as
+// busy.
+type SteeringStorer interface {
+	// StoreSteering stores data as described above. It fails with ErrNotFound
+	// for a conversation the tenant does not have (never claimed), and with
+	// ErrInvalid for data that is not JSON.
+	StoreSteering(ctx context.Context, settingsID, conversationID string, data []byte) error
+}

@@ -35,6 +35,41 @@ func (s *Store) Steer(ctx context.Context, settingsID, conversationID string, da
 	return nil
 }
 
+// StoreSteering implements [storage.SteeringStorer]: under the same lock as
+// Claim, the input is queued for the live claim, or stored as the
+// conversation's next entry when there is none.
+func (s *Store) StoreSteering(ctx context.Context, settingsID, conversationID string, data []byte) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return err
+	}
+	e, err := storage.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
+	if err != nil {
+		return err
+	}
+	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
+	s.mu.Lock()
+	conv := s.conversations[key]
+	if conv == nil {
+		s.mu.Unlock()
+		return fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotFound)
+	}
+	now := s.clock()
+	conv.steering = append(conv.steering, cloneBytes(e.Data))
+	live := conv.lease.Token != "" && now.Before(conv.lease.ExpiresAt)
+	if !live {
+		// Behind what a crashed run left queued, as its next Claim would store it.
+		s.moveSteering(conv, now, storage.Entry{})
+	}
+	s.mu.Unlock()
+	if live {
+		s.steerHub.Signal(key)
+	}
+	return nil
+}
+
 // TakeSteering implements [storage.ConversationStore].
 func (s *Store) TakeSteering(ctx context.Context, c storage.Claim, stamp storage.Entry) ([]storage.Entry, error) {
 	if err := ctxErr(ctx); err != nil {

@@ -51,6 +51,7 @@ var rules = []rule{
 	{"SteerKeptAfterExpiry", ruleSteerKeptAfterExpiry},
 	{"SteerTenancy", ruleSteerTenancy},
 	{"SteerSignal", ruleSteerSignal},
+	{"StoreSteering", ruleStoreSteering},
 	{"CorruptEntries", ruleCorruptEntries},
 	{"TextAndIDs", ruleTextAndIDs},
 	{"CorruptSettings", ruleCorruptSettings},
