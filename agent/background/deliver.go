@@ -1,0 +1,52 @@
+package background
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// Deliver stores report as steering input of the caller's conversation, whether or not a run holds it: the live
+// run takes it in before its next model call; when no run holds the conversation, Deliver claims it for a moment
+// (as owner), steers and releases, so that the input is stored in the conversation and the next run reads it. A
+// run that starts while Deliver holds the claim fails as busy, as with any claim; Deliver holds it for two round
+// trips.
+//
+// Deliver is not idempotent: a queue calls it once per outcome. A durable queue instead stores the steering input
+// in the same transaction as the outcome.
+func Deliver(ctx context.Context, store storage.ConversationStore, settingsID, conversationID, owner string, report []byte) error {
+	for attempt := 0; ; attempt++ {
+		err := store.Steer(ctx, settingsID, conversationID, report)
+		if err == nil || !errors.Is(err, storage.ErrNotRunning) {
+			if err != nil {
+				return fmt.Errorf("background: reporting to conversation %q: %w", conversationID, err)
+			}
+			return nil
+		}
+		c, err := store.Claim(ctx, settingsID, conversationID, owner, 30*time.Second)
+		if errors.Is(err, storage.ErrConversationBusy) {
+			// A run took the conversation between the two steps: steer into it.
+			if attempt > 100 {
+				return fmt.Errorf("background: reporting to conversation %q: %w", conversationID, err)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("background: reporting to conversation %q: %w", conversationID, err)
+		}
+		err = store.Steer(ctx, settingsID, conversationID, report)
+		// Release moves the input into the conversation's entries; without it the next Claim does (after the
+		// lease), so the input is kept either way once Steer accepted it.
+		rerr := store.Release(context.WithoutCancel(ctx), c)
+		if err != nil {
+			return fmt.Errorf("background: reporting to conversation %q: %w", conversationID, err)
+		}
+		if rerr != nil {
+			return fmt.Errorf("background: reporting to conversation %q: %w", conversationID, rerr)
+		}
+		return nil
+	}
+}
