@@ -311,6 +311,9 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 		in.msgs = append(in.msgs, chat.Message{Role: chat.RoleUser, Parts: ri.parts})
 	}
 	in.nIn = len(in.msgs)
+	if ri.err != nil {
+		return prepared{}, in, ri.err
+	}
 
 	st.mode = ri.mode
 	st.standing = ri.standing // inherited by a sub-agent's run from its caller (see AsTool)

@@ -109,12 +109,14 @@ type Queue interface {
 	Enqueue(ctx context.Context, job Job, limit int) error
 	// State reads a job as settingsID; another tenant's job is ErrNotFound, as a missing one.
 	State(ctx context.Context, settingsID, id string) (State, error)
-	// Resume puts a waiting job back in the queue with answers as its Job.Answers. It fails with ErrNotFound for
-	// another tenant's or a missing job and with ErrNotWaiting when the job is not waiting.
+	// Resume puts a waiting job back in the queue with answers as its Job.Answers. A job that an earlier Resume
+	// queued and that has not started yet takes the answers in addition to those it has (the user answered several
+	// of its requests at once). It fails with ErrNotFound for another tenant's or a missing job and with
+	// ErrNotWaiting when the job is neither waiting nor so queued.
 	Resume(ctx context.Context, settingsID, id string, answers json.RawMessage) error
 	// Cancel asks a job to stop. A queued or waiting job ends cancelled at once, with the report of
-	// [Ended](job, StatusCancelled, ...); a running one has its context cancelled, and its RunFunc returns the
-	// cancelled outcome. Cancelling a job that has ended is no error and changes nothing. Another tenant's job
+	// [Ended](job, StatusCancelled, ...); a running one has its context cancelled with the cause ErrCancelled,
+	// and its RunFunc returns the cancelled outcome. Cancelling a job that has ended is no error and changes nothing. Another tenant's job
 	// is ErrNotFound.
 	Cancel(ctx context.Context, settingsID, id string) error
 	// Work runs jobs with run until ctx ends, each with a context that ends at Job.Deadline and when the job is
@@ -138,4 +140,7 @@ var (
 	ErrNotFound = errors.New("background: no such background run")
 	// ErrNotWaiting reports answers for a job that does not wait for any.
 	ErrNotWaiting = errors.New("background: the background run does not wait for approval")
+	// ErrCancelled is the cause (context.Cause) of the context of a running job that Cancel stopped, which tells
+	// a cancelled job from one whose worker shuts down.
+	ErrCancelled = errors.New("background: the background run was cancelled")
 )
