@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
@@ -40,21 +39,30 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (store, river []int, err e
 	if err != nil {
 		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)
 	}
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		const lock = `SELECT pg_advisory_xact_lock(hashtextextended('typeshift.river.migrate.' || coalesce(current_schema(), ''), 0))`
-		if _, err := tx.Exec(ctx, lock); err != nil {
-			return err
+	// River's migrations add enum values, which Postgres does not let a
+	// transaction use before it commits: they run each in a transaction of
+	// their own, under a session lock held on a connection beside them.
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)
+	}
+	defer conn.Release()
+	const key = `hashtextextended('typeshift.river.migrate.' || coalesce(current_schema(), ''), 0)`
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+key+`)`); err != nil {
+		return store, nil, fmt.Errorf("riverqueue: migrate: taking the advisory lock: %w", err)
+	}
+	defer func() {
+		if _, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+key+`)`); uerr != nil {
+			_ = conn.Hijack().Close(context.WithoutCancel(ctx))
 		}
-		res, err := migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil)
-		if err != nil {
-			return err
-		}
+	}()
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err == nil {
 		for _, v := range res.Versions {
 			river = append(river, v.Version)
 		}
-		_, err = tx.Exec(ctx, qJobPolicy)
-		return err
-	})
+		_, err = pool.Exec(ctx, qJobPolicy)
+	}
 	if err != nil {
 		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)
 	}
