@@ -192,7 +192,8 @@ func TestLimit(t *testing.T) {
 	ok, limited := 0, 0
 	var stored string
 	for range 10 {
-		switch r := <-results; err := r.err; {
+		r := <-results
+		switch err := r.err; {
 		case err == nil:
 			ok++
 			stored = r.id
