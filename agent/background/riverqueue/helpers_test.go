@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -50,13 +52,17 @@ func openEnv(t testing.TB, pool *pgxpool.Pool, schema string) *env {
 
 // testOptions are short intervals, so that a crashed worker's job is rescued within seconds.
 func testOptions(id string) *riverqueue.Options {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("TYPESHIFT_RIVERQUEUE_LOG") == "1" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("instance", id)
+	}
 	return &riverqueue.Options{
 		ID: id, Workers: 20, MaxAttempts: 10,
 		Backoff:      func(int) time.Duration { return 200 * time.Millisecond },
 		RescueAfter:  2 * time.Second,
 		WatchEvery:   time.Second,
 		PollInterval: 50 * time.Millisecond,
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:       logger,
 	}
 }
 
@@ -165,6 +171,7 @@ type subAgent struct {
 	owner   string
 	hold    <-chan struct{}
 	started func(id string)
+	delay   time.Duration // the work before the answer
 }
 
 func (a *subAgent) run(ctx context.Context, job background.Job) (background.Outcome, error) {
@@ -199,6 +206,13 @@ func (a *subAgent) run(ctx context.Context, job background.Job) (background.Outc
 	if strings.HasPrefix(job.Task, "needs approval") && len(job.Answers) == 0 {
 		report, _ := chat.MarshalMessages([]chat.Message{chat.UserText("[background run " + job.ID + " waits for approval]")})
 		return background.Outcome{Status: background.StatusWaiting, Pending: json.RawMessage(`[{"id":"req-1"}]`), Report: report}, nil
+	}
+	if a.delay > 0 {
+		select {
+		case <-time.After(a.delay/2 + rand.N(a.delay)):
+		case <-ctx.Done():
+			return background.Outcome{}, ctx.Err()
+		}
 	}
 	if a.hold != nil {
 		select {

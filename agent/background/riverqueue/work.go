@@ -36,7 +36,8 @@ func (q *Queue) Work(ctx context.Context, run background.RunFunc) error {
 		Queues:               map[string]river.QueueConfig{q.opts.Queue: {MaxWorkers: q.opts.Workers}},
 		Workers:              workers,
 		MaxAttempts:          q.opts.MaxAttempts,
-		JobTimeout:           -1, // a job's deadline is its own (Job.Deadline), not the queue's
+		// River rescues only jobs with a timeout; an attempt that reaches it is ended and made again.
+		JobTimeout:           q.opts.RescueAfter,
 		RescueStuckJobsAfter: q.opts.RescueAfter,
 		FetchPollInterval:    q.opts.PollInterval,
 		FetchCooldown:        min(q.opts.PollInterval, 100*time.Millisecond),
@@ -130,18 +131,14 @@ func (w *runWorker) Work(ctx context.Context, rj *river.Job[runArgs]) error {
 		return nil
 	}
 
-	rctx := ctx
-	if !job.Deadline.IsZero() {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithDeadline(ctx, job.Deadline)
-		defer cancel()
-	}
+	rctx, stop := runContext(ctx, job.Deadline)
+	defer stop()
 	o, runErr := w.run(rctx, job)
 	if runErr != nil {
 		switch {
 		case !job.Deadline.IsZero() && !time.Now().Before(job.Deadline):
 			o = background.Ended(job, background.StatusTimedOut, "its deadline passed")
-		case errors.Is(context.Cause(ctx), river.ErrJobCancelledRemotely):
+		case errors.Is(context.Cause(rctx), background.ErrCancelled):
 			o = background.Ended(job, background.StatusCancelled, "the caller cancelled it")
 		case w.shuttingDown():
 			return errAttempt // another attempt, on any instance, starts it again
@@ -166,6 +163,33 @@ func (w *runWorker) Work(ctx context.Context, rj *river.Job[runArgs]) error {
 		return errAttempt
 	}
 	return nil
+}
+
+// errAttemptTimeout is the cause of a run's context that ended because its attempt ran for Options.RescueAfter:
+// the attempt failed and another is made, unlike a job whose own deadline passed.
+var errAttemptTimeout = errors.New("riverqueue: the attempt ran for RescueAfter")
+
+// runContext is the context of one run of a job: River's job context, whose ends are given causes the RunFunc
+// tells apart (background.ErrCancelled for Cancel, errAttemptTimeout for River's timeout, the worker's shutdown
+// as it is), bounded by the job's own deadline (context.DeadlineExceeded).
+func runContext(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	unhook := context.AfterFunc(ctx, func() {
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, river.ErrJobCancelledRemotely):
+			cancel(background.ErrCancelled)
+		case errors.Is(cause, context.DeadlineExceeded):
+			cancel(errAttemptTimeout)
+		default:
+			cancel(cause)
+		}
+	})
+	stop := func() { unhook(); cancel(nil) }
+	if deadline.IsZero() {
+		return rctx, stop
+	}
+	dctx, dcancel := context.WithDeadline(rctx, deadline)
+	return dctx, func() { dcancel(); stop() }
 }
 
 // shuttingDown reports whether Work's context ended.
