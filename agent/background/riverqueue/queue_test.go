@@ -211,6 +211,10 @@ func TestLimit(t *testing.T) {
 	taken := newJob(stored, "task")
 	err := q.Enqueue(ctx, taken, 0)
 	is.True(errors.Is(err, background.ErrExists))
+	// A refused job left nothing in River's table: its jobs are stored in the transaction that checks.
+	var jobs int
+	is.NoErr(e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'typeshift_background_run'`).Scan(&jobs))
+	is.Equal(jobs, limit+1)
 }
 
 // TestDeadline: a job whose deadline passes while it runs ends timed out; one whose deadline passes while it

@@ -31,11 +31,11 @@ func (q *Queue) Work(ctx context.Context, run background.RunFunc) error {
 		return fmt.Errorf("riverqueue: %w", err)
 	}
 	cfg := &river.Config{
-		ID:                   q.opts.ID,
-		Logger:               q.opts.Logger,
-		Queues:               map[string]river.QueueConfig{q.opts.Queue: {MaxWorkers: q.opts.Workers}},
-		Workers:              workers,
-		MaxAttempts:          q.opts.MaxAttempts,
+		ID:          q.opts.ID,
+		Logger:      q.opts.Logger,
+		Queues:      map[string]river.QueueConfig{q.opts.Queue: {MaxWorkers: q.opts.Workers}},
+		Workers:     workers,
+		MaxAttempts: q.opts.MaxAttempts,
 		// River rescues only jobs with a timeout; an attempt that reaches it is ended and made again.
 		JobTimeout:           q.opts.RescueAfter,
 		RescueStuckJobsAfter: q.opts.RescueAfter,
