@@ -133,7 +133,10 @@ func TestCancel(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	e.caller(t, tenant, "caller")
-	q := e.queue(t, "a")
+	opts := testOptions("a")
+	opts.RescueAfter = time.Minute // the running job ends by its cancellation, not by another attempt
+	q, err := riverqueue.New(e.pool, e.store, opts)
+	is.NoErr(err)
 
 	is.NoErr(q.Enqueue(ctx, newJob("queued", "task"), 0))
 	is.NoErr(q.Cancel(ctx, tenant, "queued"))
@@ -153,7 +156,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal("the job did not start")
 	}
 	is.NoErr(q.Cancel(ctx, tenant, "running"))
-	st = waitState(t, q, tenant, "running", background.StatusCancelled, 20*time.Second)
+	st = waitState(t, q, tenant, "running", background.StatusCancelled, 10*time.Second)
 	is.Equal(st.Error, "the caller cancelled it")
 	is.NoErr(q.Cancel(ctx, tenant, "running"))
 	is.NoErr(q.Cancel(ctx, tenant, "queued"))
