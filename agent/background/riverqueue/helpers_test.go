@@ -61,8 +61,8 @@ func testOptions(id string) *riverqueue.Options {
 		Backoff:      func(int) time.Duration { return 200 * time.Millisecond },
 		RescueAfter:  2 * time.Second,
 		WatchEvery:   time.Second,
-		PollInterval: 50 * time.Millisecond,
-		Logger:       logger,
+		PollInterval: 50 * time.Millisecond, FetchCooldown: 10 * time.Millisecond,
+		Logger: logger,
 	}
 }
 

@@ -44,6 +44,10 @@ type Options struct {
 	// PollInterval is how often a worker looks for jobs when no
 	// notification told it of one; 0 means a second.
 	PollInterval time.Duration
+	// FetchCooldown is the least time between two fetches of a worker, the
+	// wait of a job enqueued just after a fetch; 0 means River's default,
+	// 100ms (at most PollInterval).
+	FetchCooldown time.Duration
 	// ID names this instance among River's clients; "" lets River choose.
 	ID string
 	// Logger receives River's logs; nil means River's default (warnings to
@@ -82,7 +86,11 @@ func New(pool *pgxpool.Pool, store *postgres.Store, opts *Options) (*Queue, erro
 	q.opts.RescueAfter = cmp.Or(q.opts.RescueAfter, time.Hour)
 	q.opts.WatchEvery = cmp.Or(q.opts.WatchEvery, q.opts.RescueAfter)
 	q.opts.PollInterval = cmp.Or(q.opts.PollInterval, time.Second)
-	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: q.opts.Logger})
+	q.opts.FetchCooldown = min(cmp.Or(q.opts.FetchCooldown, 100*time.Millisecond), q.opts.PollInterval)
+	// The inserting client sends River's insert notification at most once per
+	// FetchCooldown; at the least cooldown every enqueue wakes the workers
+	// rather than leave the job to their next poll.
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: q.opts.Logger, FetchCooldown: river.FetchCooldownMin})
 	if err != nil {
 		return nil, fmt.Errorf("riverqueue: %w", err)
 	}

@@ -40,7 +40,7 @@ func (q *Queue) Work(ctx context.Context, run background.RunFunc) error {
 		JobTimeout:           q.opts.RescueAfter,
 		RescueStuckJobsAfter: q.opts.RescueAfter,
 		FetchPollInterval:    q.opts.PollInterval,
-		FetchCooldown:        min(q.opts.PollInterval, 100*time.Millisecond),
+		FetchCooldown:        q.opts.FetchCooldown,
 	}
 	if q.opts.Backoff != nil {
 		cfg.RetryPolicy = backoff(q.opts.Backoff)
