@@ -308,3 +308,31 @@ func TestCheckTenancy(t *testing.T) {
 	is.NoErr(err)
 	is.True(riverqueue.CheckTenancy(ctx, e.pool) != nil)
 }
+
+// TestNonOwnerRole: a service whose store runs as a role that owns nothing (typeshift_tenant, granted the tables)
+// enqueues through River's tenant policy, which admits the job for its tenant's id only, and the workers, as the
+// owner, run it.
+func TestNonOwnerRole(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := t.Context()
+	e.caller(t, tenant, "caller")
+	pgtest.Grant(t, e.pool, e.schema, pgtest.TenantRole)
+	app := openEnv(t, pgtest.RolePool(t, pgtest.URL(t), e.schema, pgtest.TenantRole), e.schema)
+	appQueue, err := riverqueue.New(app.pool, app.store, testOptions("app"))
+	is.NoErr(err)
+	is.NoErr(appQueue.Enqueue(ctx, newJob("j", "task"), 1))
+	// River's policy refuses a job whose arguments name another tenant than the transaction's.
+	err = app.store.TenantTx(ctx, tenant, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO river_job (args, kind, max_attempts, queue, state)
+			VALUES ('{"settings_id":"tenant-b","id":"x"}', 'typeshift_background_run', 1, 'q', 'available')`)
+		return err
+	})
+	is.True(err != nil && strings.Contains(err.Error(), "row-level security"))
+
+	q := e.queue(t, "owner")
+	agent := &subAgent{store: e.store, owner: "owner"}
+	work(t, q, agent.run)
+	waitState(t, appQueue, tenant, "j", background.StatusSucceeded, 20*time.Second)
+	is.Equal(len(app.reports(t, tenant, "caller", "j")), 1)
+}
