@@ -98,6 +98,13 @@ func TestRetried(t *testing.T) {
 	st = waitState(t, q3, tenant, "f", background.StatusFailed, 30*time.Second)
 	is.True(strings.Contains(st.Error, "the model is down"))
 	is.Equal(len(e.reports(t, tenant, "caller", "f")), 1)
+
+	// River's rows hold ids: neither the task nor an attempt's error is in them.
+	var leaks, withErrors int
+	is.NoErr(e.pool.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE args::text LIKE '%task%' OR errors::text LIKE '%model is down%'),
+		count(*) FILTER (WHERE errors IS NOT NULL) FROM river_job`).Scan(&leaks, &withErrors))
+	is.Equal(leaks, 0)
+	is.True(withErrors > 0) // the attempts' errors were recorded, without their text
 }
 
 // TestApproval: a sub-agent that needs approval waits, its request reaches the caller, and the answers given with
