@@ -75,7 +75,7 @@ func BenchmarkEnqueue(b *testing.B) {
 // jobs, one job at a time: River's insert notification wakes the worker, which fetches the job and marks it
 // running.
 func BenchmarkEnqueueToStart(b *testing.B) {
-	for _, cooldown := range []time.Duration{0, 10 * time.Millisecond} {
+	for _, cooldown := range []time.Duration{0, 10 * time.Millisecond, time.Millisecond} {
 		b.Run(fmt.Sprintf("cooldown=%v", cooldown), func(b *testing.B) { benchEnqueueToStart(b, cooldown) })
 	}
 }
