@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/background"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -45,6 +46,9 @@ type Options struct {
 	Store storage.Store
 	// Descriptions describe the agents in the list, by agent name.
 	Descriptions map[string]string
+	// Background, when set, serves the tenant's background runs (GET /background/{id}, POST
+	// /background/{id}/cancel); nil answers those routes 404.
+	Background *background.Manager
 
 	// AllowedOrigins are the origins browsers may call the API from (CORS). Empty means none: no CORS headers are
 	// sent, and browsers allow only same-origin calls.
@@ -167,6 +171,8 @@ func (h *Handler) routes() {
 	h.handle("POST /conversations/{id}/runs", h.postRun, true)
 	h.handle("POST /conversations/{id}/steering", h.postSteering, true)
 	h.handle("GET /conversations/{id}/events", h.watch, true)
+	h.handle("GET /background/{id}", h.getBackground, true)
+	h.handle("POST /background/{id}/cancel", h.cancelBackground, true)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, h.log, errRoute)
 	})

@@ -21,10 +21,11 @@ type LocalQueue struct {
 	store storage.ConversationStore
 	owner string
 
-	mu    sync.Mutex
-	jobs  map[jobKey]*localJob
-	ready []jobKey        // queued jobs, oldest first
-	wake  chan struct{} // a job became ready
+	mu       sync.Mutex
+	jobs     map[jobKey]*localJob
+	enqueued int           // since the last pruning
+	ready    []jobKey      // queued jobs, oldest first
+	wake     chan struct{} // a job became ready
 }
 
 type jobKey struct{ settingsID, id string }
@@ -71,11 +72,27 @@ func (q *LocalQueue) Enqueue(ctx context.Context, job Job, limit int) error {
 	if job.Created.IsZero() {
 		job.Created = time.Now()
 	}
+	if q.enqueued++; q.enqueued >= 256 {
+		q.enqueued = 0
+		q.prune(time.Now().Add(-LocalRetention))
+	}
 	j := &localJob{st: State{Job: job, Status: StatusQueued, Updated: time.Now()}}
 	q.jobs[k] = j
 	q.armDeadline(k, j)
 	q.push(k)
 	return nil
+}
+
+// LocalRetention is how long a LocalQueue keeps an ended job for State: its handle answers ErrNotFound after.
+const LocalRetention = time.Hour
+
+// prune forgets the jobs that ended before cutoff.
+func (q *LocalQueue) prune(cutoff time.Time) {
+	for k, j := range q.jobs {
+		if j.st.Status.Final() && j.st.Updated.Before(cutoff) {
+			delete(q.jobs, k)
+		}
+	}
 }
 
 // State implements [Queue].

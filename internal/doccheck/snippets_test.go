@@ -54,6 +54,7 @@ var known = map[string]string{
 	"compaction":  "github.com/typeshift-go/typeshift/agent/compaction",
 	"approval":    "github.com/typeshift-go/typeshift/agent/approval",
 	"handoff":     "github.com/typeshift-go/typeshift/agent/handoff",
+	"background":  "github.com/typeshift-go/typeshift/agent/background",
 	"openaitest":  "github.com/typeshift-go/typeshift/agent/openai/openaitest",
 	"analysis":    "github.com/typeshift-go/typeshift/analysis",
 	"unitchecker": "golang.org/x/tools/go/analysis/unitchecker",
