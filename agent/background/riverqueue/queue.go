@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/typeshift-go/typeshift/agent/background"
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/postgres"
 )
@@ -285,21 +286,38 @@ SET status = 'queued', generation = generation + 1, job = $3, pending = NULL, up
 WHERE settings_id = $1 AND id = $2 AND status = 'waiting'
 RETURNING generation`
 
+// qMergeAnswers replaces the answers of a job that an earlier Resume queued.
+const qMergeAnswers = `UPDATE background_runs SET job = $3, updated_at = now()
+WHERE settings_id = $1 AND id = $2 AND status = 'queued'`
+
 // Resume implements [background.Queue]: the answers, the job's new
-// generation and its River job are stored in one transaction.
+// generation and its River job are stored in one transaction. Answers for a
+// job an earlier Resume queued, and no worker has started yet, join those
+// answers; the row's lock orders Resume and the worker's start.
 func (q *Queue) Resume(ctx context.Context, settingsID, id string, answers json.RawMessage) error {
 	return q.store.TenantTx(ctx, settingsID, func(tx pgx.Tx) error {
 		r, err := readRow(ctx, tx, settingsID, id, true)
 		if err != nil {
 			return err
 		}
-		if r.state.Status != background.StatusWaiting {
+		job := r.state.Job
+		resumed := r.state.Status == background.StatusQueued && r.generation > 0
+		if r.state.Status != background.StatusWaiting && !resumed {
 			return fmt.Errorf("riverqueue: job %q is %s: %w", id, r.state.Status, background.ErrNotWaiting)
 		}
-		job := r.state.Job
-		job.Answers = answers
+		if resumed {
+			if job.Answers, err = mergeAnswers(job.Answers, answers); err != nil {
+				return err
+			}
+		} else {
+			job.Answers = answers
+		}
 		data, err := json.Marshal(job)
 		if err != nil {
+			return err
+		}
+		if resumed {
+			_, err := tx.Exec(ctx, qMergeAnswers, settingsID, id, data)
 			return err
 		}
 		var gen int
@@ -309,6 +327,20 @@ func (q *Queue) Resume(ctx context.Context, settingsID, id string, answers json.
 		_, err = q.inserter.InsertTx(ctx, tx, runArgs{SettingsID: settingsID, ID: id, Generation: gen}, q.runOpts())
 		return err
 	})
+}
+
+// mergeAnswers joins two JSON arrays of approval answers.
+func mergeAnswers(a, b json.RawMessage) (json.RawMessage, error) {
+	var x, y []chat.ApprovalAnswer
+	if len(a) > 0 {
+		if err := json.Unmarshal(a, &x); err != nil {
+			return nil, fmt.Errorf("riverqueue: answers: %w", err)
+		}
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		return nil, fmt.Errorf("riverqueue: answers: %w", err)
+	}
+	return json.Marshal(append(x, y...))
 }
 
 // qRunJobIDs finds the River jobs that may still run a background job.

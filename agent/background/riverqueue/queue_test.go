@@ -116,19 +116,24 @@ func TestApproval(t *testing.T) {
 	e.caller(t, tenant, "caller")
 	q := e.queue(t, "a")
 	agent := &subAgent{store: e.store, owner: "a"}
-	work(t, q, agent.run)
+	stop := work(t, q, agent.run)
 	is.NoErr(q.Enqueue(ctx, newJob("ap", "needs approval to close ticket"), 0))
 	st := waitState(t, q, tenant, "ap", background.StatusWaiting, 20*time.Second)
 	is.Equal(string(st.Pending), `[{"id":"req-1"}]`)
 	entries, err := e.store.Load(ctx, tenant, "caller")
 	is.NoErr(err)
 	is.Equal(len(reportsIn(t, entries, "ap")), 1) // "waits for approval"
+	stop()
 
 	is.True(errors.Is(q.Resume(ctx, tenant, "nope", nil), background.ErrNotFound))
 	is.True(errors.Is(q.Resume(ctx, "tenant-b", "ap", nil), background.ErrNotFound))
-	is.NoErr(q.Resume(ctx, tenant, "ap", json.RawMessage(`[{"id":"req-1","approved":true}]`)))
+	is.NoErr(q.Resume(ctx, tenant, "ap", json.RawMessage(`[{"RequestID":"req-1","Approved":true}]`)))
+	// Answers given before the resumed run starts join the first ones.
+	is.NoErr(q.Resume(ctx, tenant, "ap", json.RawMessage(`[{"RequestID":"req-2","Approved":false}]`)))
+	work(t, q, agent.run)
 	st = waitState(t, q, tenant, "ap", background.StatusSucceeded, 20*time.Second)
-	is.True(strings.Contains(st.Result, `"approved":true`))
+	is.True(strings.Contains(st.Result, `"RequestID":"req-1","Approved":true`))
+	is.True(strings.Contains(st.Result, `"RequestID":"req-2","Approved":false`))
 	is.True(errors.Is(q.Resume(ctx, tenant, "ap", nil), background.ErrNotWaiting))
 	is.Equal(len(e.reports(t, tenant, "caller", "ap")), 2) // the wait, then the answer
 }
