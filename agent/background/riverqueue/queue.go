@@ -33,10 +33,13 @@ type Options struct {
 	// Backoff is the wait before the attempt after attempt (1 for the
 	// first); nil means River's default (about attempt⁴ seconds).
 	Backoff func(attempt int) time.Duration
-	// RescueAfter is how long a job may run before River takes it for
-	// stuck, its worker crashed, and starts it again on any instance; 0
-	// means an hour. A sub-agent still running after it is run a second
-	// time, and only the first of the two ends is recorded and reported.
+	// RescueAfter bounds one attempt, and is how long a job may run before
+	// River takes its worker for crashed and starts it again on any
+	// instance; 0 means an hour. An attempt still running then has its
+	// context ended and counts as failed (River rescues only jobs with a
+	// timeout); were it still going, only the first of its end and the next
+	// attempt's is recorded and reported. A job's own deadline
+	// (Job.Deadline) is separate, and reported as timed out.
 	RescueAfter time.Duration
 	// WatchEvery is how often a live job's watch looks for a deadline that
 	// passed or a job whose worker is gone with no attempt left (it reports
@@ -172,6 +175,9 @@ const qTenantLock = `SELECT pg_advisory_xact_lock(hashtextextended('typeshift.ba
 // conversation and River's jobs are stored in one transaction, as the
 // tenant.
 func (q *Queue) Enqueue(ctx context.Context, job background.Job, limit int) error {
+	if err := storage.CheckIDs(job.SettingsID, job.ID); err != nil {
+		return fmt.Errorf("riverqueue: enqueue: %w", err)
+	}
 	if job.Created.IsZero() {
 		job.Created = time.Now().UTC()
 	}
@@ -184,9 +190,6 @@ func (q *Queue) Enqueue(ctx context.Context, job background.Job, limit int) erro
 		deadline = &job.Deadline
 	}
 	err = q.store.TenantTx(ctx, job.SettingsID, func(tx pgx.Tx) error {
-		if err := checkID(job.ID); err != nil {
-			return err
-		}
 		b := &pgx.Batch{}
 		if limit > 0 {
 			b.Queue(qTenantLock, job.SettingsID)
@@ -215,14 +218,6 @@ func (q *Queue) Enqueue(ctx context.Context, job background.Job, limit int) erro
 		return fmt.Errorf("riverqueue: enqueue: %w", err)
 	}
 	return err
-}
-
-// checkID refuses a job id the store would refuse as a conversation id.
-func checkID(id string) error {
-	if id == "" {
-		return fmt.Errorf("riverqueue: empty job id: %w", background.ErrNotFound)
-	}
-	return nil
 }
 
 // qState reads a job's row.
@@ -257,6 +252,10 @@ func scanRow(r pgx.Row) (row, error) {
 // readRow reads a job's row in tx, locked when lock is set; a missing one is
 // background.ErrNotFound.
 func readRow(ctx context.Context, tx pgx.Tx, settingsID, id string, lock bool) (row, error) {
+	if err := storage.CheckIDs(settingsID, id); err != nil {
+		// No job has an id a store refuses: a handle the model garbled is one that does not exist.
+		return row{}, fmt.Errorf("riverqueue: job %q: %w", id, background.ErrNotFound)
+	}
 	query := qState
 	if lock {
 		query += ` FOR UPDATE`

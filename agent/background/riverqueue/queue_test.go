@@ -226,6 +226,11 @@ func TestLimit(t *testing.T) {
 	taken := newJob(stored, "task")
 	err := q.Enqueue(ctx, taken, 0)
 	is.True(errors.Is(err, background.ErrExists))
+	// Ids a store refuses: no such job, and no job of that id can be stored.
+	_, err = q.State(ctx, tenant, "bad\x00id")
+	is.True(errors.Is(err, background.ErrNotFound))
+	is.True(errors.Is(q.Cancel(ctx, tenant, ""), background.ErrNotFound))
+	is.True(errors.Is(q.Enqueue(ctx, newJob("", "task"), 0), storage.ErrInvalid))
 	// A refused job left nothing in River's table: its jobs are stored in the transaction that checks.
 	var jobs int
 	is.NoErr(e.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'typeshift_background_run'`).Scan(&jobs))

@@ -143,9 +143,10 @@ func (w *runWorker) Work(ctx context.Context, rj *river.Job[runArgs]) error {
 		case w.shuttingDown():
 			return errAttempt // another attempt, on any instance, starts it again
 		case rj.Attempt < rj.MaxAttempts:
-			// Keep the reason where only the tenant reads it, and let River try again after its backoff.
+			// Keep the reason where only the tenant reads it, and let River try again after its backoff; the run
+			// is queued again meanwhile (so that Cancel ends it at once).
 			_ = w.q.store.TenantTx(record, a.SettingsID, func(tx pgx.Tx) error {
-				_, err := tx.Exec(record, `UPDATE background_runs SET error = $3, updated_at = now()
+				_, err := tx.Exec(record, `UPDATE background_runs SET status = 'queued', error = $3, updated_at = now()
 					WHERE settings_id = $1 AND id = $2 AND generation = $4 AND status = 'running'`,
 					a.SettingsID, a.ID, runErr.Error(), a.Generation)
 				return err
