@@ -265,6 +265,9 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			}
 		}
 		endData := runEndData{Mode: c.st.mode, Standing: fromStanding(c.st.standing), Pending: len(c.st.pending)}
+		if u := c.st.totalUsage(); u != (chat.Usage{}) {
+			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
+		}
 		if c.routed {
 			endData.Agent = c.st.name // the next run goes to it
 		}

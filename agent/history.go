@@ -26,6 +26,16 @@ type runEndData struct {
 	Error    string         `json:"error,omitempty"`
 	// Agent is the agent that answered last, once the conversation has been handed off: the next run goes to it.
 	Agent string `json:"agent,omitempty"`
+	// Usage is the tokens the run's model calls took, for people and pages reading the conversation: no run
+	// reads it back.
+	Usage *usageData `json:"usage,omitempty"`
+}
+
+// usageData is a run's usage as stored.
+type usageData struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	TotalTokens  int64 `json:"total_tokens"`
 }
 
 // summaryData is the data of an EntrySummary: the messages that stand for everything before it, and the mode and

@@ -100,6 +100,28 @@ func (e *bgEnv) waitStatus(tenant, id string, want background.Status) {
 	}
 }
 
+// waitReport waits until conv holds n steering entries.
+func (e *bgEnv) waitReport(tenant, conv string, n int) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		entries, _ := e.store.LoadAll(context.Background(), tenant, conv)
+		got := 0
+		for _, en := range entries {
+			if en.Type == storage.EntrySteering {
+				got++
+			}
+		}
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("waited 30s for %d reports in %s, have %d", n, conv, got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // A background run's approval request is a pending request of the caller's conversation over the native API,
 // answered as any other; its state and its cancellation are the tenant's alone.
 func TestBackgroundRunsOverHTTP(t *testing.T) {
@@ -111,6 +133,7 @@ func TestBackgroundRunsOverHTTP(t *testing.T) {
 		conv := e.create(tokenA, "hello").ConversationID
 		id := e.start(tenantA, conv, "Refund invoice 12.")
 		e.waitStatus(tenantA, id, background.StatusWaiting)
+		e.waitReport(tenantA, conv, 1) // the report holds the conversation for a moment: answer after it
 
 		var run struct {
 			ID, Status, Agent string
@@ -150,6 +173,7 @@ func TestBackgroundRunsOverHTTP(t *testing.T) {
 			body: map[string]any{"approvals": []map[string]any{{"request_id": c.Pending[0].ID, "approved": true}}}})
 		is.Equal(resp.status, http.StatusOK)
 		e.waitStatus(tenantA, id, background.StatusSucceeded)
+		e.waitReport(tenantA, conv, 2)
 		is.Equal(e.refunds.Load(), int32(1))
 		// Replayed: refused, and nothing runs again.
 		resp = e.do(req{method: "POST", path: "/conversations/" + conv + "/runs", token: tokenA,

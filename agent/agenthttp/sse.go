@@ -52,17 +52,18 @@ func (s *sse) begin(heartbeat time.Duration) {
 	s.w.WriteHeader(s.status) // flushed with the first write
 	if heartbeat > 0 {
 		s.stop = make(chan struct{})
-		go s.beat(heartbeat)
+		go s.beat(heartbeat, s.stop)
 	}
 }
 
-// beat sends a comment when the stream has been idle for d, so that proxies keep it open.
-func (s *sse) beat(d time.Duration) {
+// beat sends a comment when the stream has been idle for d, so that proxies keep it open, until stop closes. It
+// is given the channel rather than reading s.stop, which close sets to nil under mu.
+func (s *sse) beat(d time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-stop:
 			return
 		case <-t.C:
 			s.mu.Lock()

@@ -43,10 +43,25 @@ func TestAnswerAfterTheCallerEnded(t *testing.T) {
 		is.True(strings.Contains(reports[0], "succeeded"))
 		is.True(strings.Contains(reports[0], "Invoice 12 was paid on 3 March."))
 
-		// The sub-agent's conversation is its own, stored under the handle.
+		// The sub-agent's conversation is its own, stored under the handle, and its run was published for watchers.
 		entries, err := store.LoadAll(context.Background(), tenant, id)
 		is.NoErr(err)
 		is.True(len(entries) >= 3)
+		wctx, stop := context.WithTimeout(context.Background(), 30*time.Second) // a bound, for a run that published nothing
+		var watched strings.Builder
+		for u, err := range f.billing.WatchAfter(wctx, tenant, id, 0) {
+			is.NoErr(err)
+			for _, p := range u.Parts {
+				if tx, ok := p.(chat.Text); ok {
+					watched.WriteString(tx.Text)
+				}
+			}
+			if u.FinishReason != "" {
+				break
+			}
+		}
+		stop()
+		is.Equal(watched.String(), "Invoice 12 was paid on 3 March.")
 
 		// The conversation's next run reads the report.
 		var saw atomic.Bool
@@ -148,6 +163,8 @@ func (f *fixture) surfacedRequest(t *testing.T, conv, id string) chat.ApprovalRe
 		st, err := f.m.State(context.Background(), tenant, id)
 		return err == nil && st.Status == background.StatusWaiting
 	})
+	// The report follows the state; it holds the conversation for a moment, so wait for it before answering.
+	waitFor(t, "the waiting report", func() bool { return len(reportsOf(t, f.store, tenant, conv, id)) == 1 })
 	cs, err := f.front.LoadConversation(context.Background(), tenant, conv)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +188,6 @@ func TestApprovalSurfacesAndReachesTheSubAgent(t *testing.T) {
 		is.True(strings.Contains(string(req.Call.Arguments), `"refund"`))
 		is.True(strings.Contains(string(req.Call.Arguments), id))
 		is.Equal(f.refunds.Load(), int32(0))
-		waitFor(t, "the waiting report", func() bool { return len(reportsOf(t, store, tenant, "conv-1", id)) == 1 })
 		is.True(strings.Contains(reportsOf(t, store, tenant, "conv-1", id)[0], "approval"))
 
 		// A forged answer: an id the server never stored.
@@ -318,7 +334,7 @@ func TestTenantLimit(t *testing.T) {
 		f.final(t, tenant, "conv-1", handleIn(res.Messages)[0])
 		// A slot is free again.
 		again := f.run(t, tenant, "conv-2", agent.Text("go"))
-		is.Equal(len(handleIn(again.Messages)), 1)
+		is.True(len(handleIn(again.Messages)) >= 1) // the second may start too, if the first has ended already
 	})
 }
 

@@ -21,8 +21,13 @@ func ExampleManager() {
 	ctx := context.Background()
 	store := memory.New() // or postgres.New(ctx, pool, nil), with a durable queue
 
-	billing, err := agent.NewHost(&Billing{}, agent.Config{Store: store,
-		Client: chattest.NewScript(chattest.Text("Invoice 12 was paid on 3 March."))})
+	// Billing takes its time: it answers once the frontdesk has answered the customer.
+	answered := make(chan struct{})
+	billingModel := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+		<-answered
+		return chattest.Text("Invoice 12 was paid on 3 March."), nil
+	})
+	billing, err := agent.NewHost(&Billing{}, agent.Config{Store: store, Client: billingModel})
 	if err != nil {
 		panic(err)
 	}
@@ -58,6 +63,7 @@ func ExampleManager() {
 		panic(err)
 	}
 	fmt.Println("frontdesk:", res.Text())
+	close(answered)
 
 	// Wait for the report to join the conversation (an application would watch it, or just let the next run
 	// read it).

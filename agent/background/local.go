@@ -21,11 +21,12 @@ type LocalQueue struct {
 	store storage.ConversationStore
 	owner string
 
-	mu       sync.Mutex
-	jobs     map[jobKey]*localJob
-	enqueued int           // since the last pruning
-	ready    []jobKey      // queued jobs, oldest first
-	wake     chan struct{} // a job became ready
+	mu    sync.Mutex
+	jobs  map[jobKey]*localJob
+	live  map[string]int // live jobs by tenant
+	ended []jobKey       // ended jobs, in the order they ended, for pruning
+	ready []jobKey       // queued jobs, oldest first
+	wake  chan struct{}  // a job became ready
 }
 
 type jobKey struct{ settingsID, id string }
@@ -34,6 +35,7 @@ type jobKey struct{ settingsID, id string }
 type localJob struct {
 	st      State
 	cancel  context.CancelCauseFunc // set while running
+	stop    bool                    // cancelled before its worker set cancel
 	resumed bool                    // queued by Resume, not started yet
 	timer   *time.Timer             // the deadline of a job that is not running
 }
@@ -44,7 +46,7 @@ func NewLocalQueue(store storage.ConversationStore, owner string) *LocalQueue {
 	if owner == "" {
 		owner = fmt.Sprintf("background:%d", os.Getpid())
 	}
-	return &LocalQueue{store: store, owner: owner, jobs: map[jobKey]*localJob{}, wake: make(chan struct{}, 1)}
+	return &LocalQueue{store: store, owner: owner, jobs: map[jobKey]*localJob{}, live: map[string]int{}, wake: make(chan struct{}, 1)}
 }
 
 // Enqueue implements [Queue].
@@ -58,24 +60,14 @@ func (q *LocalQueue) Enqueue(ctx context.Context, job Job, limit int) error {
 	if _, ok := q.jobs[k]; ok {
 		return fmt.Errorf("job %q: %w", job.ID, ErrExists)
 	}
-	if limit > 0 {
-		live := 0
-		for jk, j := range q.jobs {
-			if jk.settingsID == job.SettingsID && !j.st.Status.Final() {
-				live++
-			}
-		}
-		if live >= limit {
-			return fmt.Errorf("%d of %d: %w", live, limit, ErrLimit)
-		}
+	if live := q.live[job.SettingsID]; limit > 0 && live >= limit {
+		return fmt.Errorf("%d of %d: %w", live, limit, ErrLimit)
 	}
 	if job.Created.IsZero() {
 		job.Created = time.Now()
 	}
-	if q.enqueued++; q.enqueued >= 256 {
-		q.enqueued = 0
-		q.prune(time.Now().Add(-LocalRetention))
-	}
+	q.prune(time.Now().Add(-LocalRetention))
+	q.live[job.SettingsID]++
 	j := &localJob{st: State{Job: job, Status: StatusQueued, Updated: time.Now()}}
 	q.jobs[k] = j
 	q.armDeadline(k, j)
@@ -86,12 +78,15 @@ func (q *LocalQueue) Enqueue(ctx context.Context, job Job, limit int) error {
 // LocalRetention is how long a LocalQueue keeps an ended job for State: its handle answers ErrNotFound after.
 const LocalRetention = time.Hour
 
-// prune forgets the jobs that ended before cutoff.
+// prune forgets the jobs that ended before cutoff, oldest first.
 func (q *LocalQueue) prune(cutoff time.Time) {
-	for k, j := range q.jobs {
-		if j.st.Status.Final() && j.st.Updated.Before(cutoff) {
-			delete(q.jobs, k)
+	for len(q.ended) > 0 {
+		j, ok := q.jobs[q.ended[0]]
+		if ok && !j.st.Updated.Before(cutoff) {
+			return
 		}
+		delete(q.jobs, q.ended[0])
+		q.ended = q.ended[1:]
 	}
 }
 
@@ -155,7 +150,11 @@ func (q *LocalQueue) Cancel(ctx context.Context, settingsID, id string) error {
 	}
 	switch j.st.Status {
 	case StatusRunning:
-		j.cancel(ErrCancelled)
+		if j.cancel != nil {
+			j.cancel(ErrCancelled)
+		} else {
+			j.stop = true // its worker has not started it yet: it cancels it at once
+		}
 		q.mu.Unlock()
 		return nil
 	case StatusQueued, StatusWaiting:
@@ -232,6 +231,9 @@ func (q *LocalQueue) runOne(ctx context.Context, k jobKey, j *localJob, run RunF
 		jctx, cancel := context.WithCancelCause(ctx)
 		q.mu.Lock()
 		j.cancel = cancel
+		if j.stop {
+			cancel(ErrCancelled)
+		}
 		job := j.st.Job
 		q.mu.Unlock()
 		var stop context.CancelFunc = func() {}
@@ -292,11 +294,16 @@ func (q *LocalQueue) record(j *localJob, out Outcome) (Job, bool) {
 		j.timer.Stop()
 		j.timer = nil
 	}
+	k := jobKey{j.st.Job.SettingsID, j.st.Job.ID}
 	if out.Status == StatusWaiting {
 		j.st.Pending = out.Pending
-		q.armDeadline(jobKey{j.st.Job.SettingsID, j.st.Job.ID}, j)
+		q.armDeadline(k, j)
 	} else {
 		j.st.Pending = nil
+		if q.live[k.settingsID]--; q.live[k.settingsID] <= 0 {
+			delete(q.live, k.settingsID)
+		}
+		q.ended = append(q.ended, k)
 	}
 	return j.st.Job, true
 }

@@ -164,7 +164,7 @@ func (m *Manager) run(ctx context.Context, job Job) (Outcome, error) {
 			opts = append(opts, agent.Answer(a))
 		}
 	}
-	res, err := h.Run(ctx, opts...)
+	res, err := runStreamed(ctx, h, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return m.stopped(ctx, job, err)
@@ -181,6 +181,19 @@ func (m *Manager) run(ctx context.Context, job Job) (Outcome, error) {
 		return m.surface(ctx, job, res.Pending)
 	}
 	return Ended(job, StatusSucceeded, res.Text()), nil
+}
+
+// runStreamed runs h as a streaming run, so that the updates of the background run's conversation are published
+// for its watchers (Host.Watch, GET /conversations/{id}/events), and returns its result.
+func runStreamed(ctx context.Context, h *agent.Host, opts []agent.RunOption) (*agent.Result, error) {
+	res := &agent.Result{}
+	var err error
+	for _, e := range h.RunStream(ctx, append(opts, agent.ResultInto(res))...) {
+		if e != nil {
+			err = e
+		}
+	}
+	return res, err
 }
 
 // stopped is the outcome of a run whose context ended: cancelled, timed out, or its worker is stopping.

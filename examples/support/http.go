@@ -12,6 +12,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
+	"github.com/typeshift-go/typeshift/agent/agenthttp/devui"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/openai"
 	"github.com/typeshift-go/typeshift/examples/tickets"
@@ -23,7 +24,7 @@ import (
 const demoTenantHeader = "X-Demo-Tenant"
 
 // serveHTTP serves the support agent over HTTP on addr (see docs/http.md) until ctx ends: the native API, AG-UI
-// and the AI SDK's UI message stream, under /api/. The address must be a loopback one: the demo authentication
+// and the AI SDK's UI message stream, under /api/, and the dev UI (docs/dev-ui.md) under /dev/. The address must be a loopback one: the demo authentication
 // would let anyone on a network act as any tenant.
 func serveHTTP(ctx context.Context, addr string, o options, out io.Writer) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -79,8 +80,12 @@ func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error
 	logger.Warn("DEMO AUTHENTICATION: the tenant comes from the " + demoTenantHeader + " header, from loopback clients only; never serve this to a network")
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api))
+	// The dev UI, for this demo: a production handler mounts it only where developers reach it, if at all.
+	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: demoTenantHeader})))
+	mux.Handle("GET /{$}", http.RedirectHandler("/dev/", http.StatusFound))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(out, "Serving the support agent on http://%s/api/ (the OpenAPI document: /api/openapi.json).\n", ln.Addr())
+	fmt.Fprintf(out, "Open the dev UI: http://%s/dev/\n", ln.Addr())
 	fmt.Fprintf(out, "Try: curl -s -H '%s: demo' http://%s/api/agents\n", demoTenantHeader, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -60,6 +60,20 @@ func TestServeHTTP(t *testing.T) {
 	resp, _ = post("/conversations/"+id+"/runs", "other", map[string]any{"text": "hello"})
 	is.Equal(resp.StatusCode, http.StatusNotFound) // another tenant's conversation
 	is.True(strings.Contains(out.String(), "DEMO AUTHENTICATION"))
+
+	// The dev UI is served beside the API, and its address printed.
+	is.True(strings.Contains(out.String(), "Open the dev UI: http://"+ln.Addr().String()+"/dev/"))
+	ui, err := http.Get("http://" + ln.Addr().String() + "/dev/")
+	is.NoErr(err)
+	ui.Body.Close()
+	is.Equal(ui.StatusCode, http.StatusOK)
+	is.True(strings.Contains(ui.Header.Get("Content-Security-Policy"), "default-src 'self'"))
+	cfg, err := http.Get("http://" + ln.Addr().String() + "/dev/config.json")
+	is.NoErr(err)
+	var c map[string]string
+	is.NoErr(json.NewDecoder(cfg.Body).Decode(&c))
+	cfg.Body.Close()
+	is.Equal(c, map[string]string{"api": "/api", "tenant_header": demoTenantHeader})
 }
 
 func TestServeHTTPLoopbackOnly(t *testing.T) {

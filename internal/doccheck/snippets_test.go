@@ -57,6 +57,8 @@ var known = map[string]string{
 	"background":  "github.com/typeshift-go/typeshift/agent/background",
 	"openaitest":  "github.com/typeshift-go/typeshift/agent/openai/openaitest",
 	"analysis":    "github.com/typeshift-go/typeshift/analysis",
+	"agenthttp":   "github.com/typeshift-go/typeshift/agent/agenthttp",
+	"devui":       "github.com/typeshift-go/typeshift/agent/agenthttp/devui",
 	"unitchecker": "golang.org/x/tools/go/analysis/unitchecker",
 }
 

@@ -1,0 +1,84 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/memory"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// A request AskApproval leaves open is pending in the conversation; approved, its call runs once; rejected, the
+// tool's RejectedFunc hears of it. It needs a store and a free conversation.
+func TestAskApproval(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	store := memory.New()
+	ran := 0
+	var rejected []string
+	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		ran++
+		return json.RawMessage(`"done"`), nil
+	})
+	tl.RequiresApproval = true
+	agent.OnRejected(tl, func(_ context.Context, c *toolset.Call, reason string) {
+		rejected = append(rejected, c.ID+" "+c.Run.ConversationID+" "+reason)
+	})
+	h := host(script(say("ok"), say("ok")), agent.Config{Store: store}, tl)
+
+	_, err := host(script(), agent.Config{}, tl).AskApproval(ctx, tenant, "c1", tc("x1", "act", `{}`), tl.ID)
+	is.True(errors.Is(err, agent.ErrNoStore))
+	_, err = h.AskApproval(ctx, "", "c1", tc("x1", "act", `{}`), tl.ID)
+	is.True(errors.Is(err, agent.ErrNoSettingsID))
+
+	req, err := h.AskApproval(ctx, tenant, "c1", tc("x1", "act", `{"n":1}`), tl.ID)
+	is.NoErr(err)
+	cs, err := h.LoadConversation(ctx, tenant, "c1")
+	is.NoErr(err)
+	is.Equal(len(cs.Pending), 1)
+	is.Equal(cs.Pending[0].ID, req.ID)
+	_, err = h.Run(ctx, agent.Approve(req.ID), agent.SettingsID(tenant), agent.Conversation("c1"))
+	is.NoErr(err)
+	is.Equal(ran, 1)
+
+	req2, err := h.AskApproval(ctx, tenant, "c1", tc("x2", "act", `{"n":2}`), tl.ID)
+	is.NoErr(err)
+	_, err = h.Run(ctx, agent.Reject(req2.ID, "no"), agent.SettingsID(tenant), agent.Conversation("c1"))
+	is.NoErr(err)
+	is.Equal(ran, 1)
+	is.Equal(rejected, []string{"x2 c1 no"})
+
+	// A run holds the conversation: the request waits for it to end.
+	c, err := store.Claim(ctx, tenant, "c1", "someone", time.Minute)
+	is.NoErr(err)
+	_, err = h.AskApproval(ctx, tenant, "c1", tc("x3", "act", `{}`), tl.ID)
+	is.True(errors.Is(err, storage.ErrConversationBusy))
+	is.NoErr(store.Release(ctx, c))
+}
+
+// StandingApprovals seeds a run with what CallerStanding returned; data of another form fails the run first.
+func TestStandingApprovalsOption(t *testing.T) {
+	is := is.New(t)
+	ran := 0
+	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		ran++
+		return json.RawMessage(`"done"`), nil
+	})
+	tl.RequiresApproval = true
+	h := host(script(call(tc("1", "act", `{}`)), say("ok")), agent.Config{}, tl)
+	res, err := h.Run(context.Background(), agent.Text("go"), agent.StandingApprovals(json.RawMessage(`[{"tool_id":"test.act"}]`)))
+	is.NoErr(err)
+	is.Equal(len(res.Pending), 0)
+	is.Equal(ran, 1)
+
+	_, err = host(script(say("never")), agent.Config{}, tl).Run(context.Background(), agent.Text("go"), agent.StandingApprovals(json.RawMessage(`{"no":1}`)))
+	is.True(err != nil)
+	is.True(agent.CallerStanding(context.Background()) == nil)
+}
