@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
@@ -41,7 +42,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (store, river []int, err e
 	}
 	// River's migrations add enum values, which Postgres does not let a
 	// transaction use before it commits: they run each in a transaction of
-	// their own, under a session lock held on a connection beside them.
+	// its own, under a session lock.
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)
@@ -56,12 +57,25 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (store, river []int, err e
 			_ = conn.Hijack().Close(context.WithoutCancel(ctx))
 		}
 	}()
-	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	if err == nil {
+	// Everything runs on the locked connection: another taken from the pool
+	// could wait for ever behind instances that hold the pool's other
+	// connections while they wait for the lock.
+	for err == nil {
+		var res *rivermigrate.MigrateResult
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var err error
+			res, err = migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
+			return err
+		})
+		if err != nil || len(res.Versions) == 0 {
+			break
+		}
 		for _, v := range res.Versions {
 			river = append(river, v.Version)
 		}
-		_, err = pool.Exec(ctx, qJobPolicy)
+	}
+	if err == nil {
+		_, err = conn.Exec(ctx, qJobPolicy)
 	}
 	if err != nil {
 		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)

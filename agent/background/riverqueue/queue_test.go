@@ -353,3 +353,35 @@ func TestNonOwnerRole(t *testing.T) {
 	waitState(t, appQueue, tenant, "j", background.StatusSucceeded, 20*time.Second)
 	is.Equal(len(app.reports(t, tenant, "caller", "j")), 1)
 }
+
+// TestMigrateConcurrently: four instances migrating one schema at once apply each of River's migrations once and
+// all succeed; a fifth finds nothing to do.
+func TestMigrateConcurrently(t *testing.T) {
+	is := is.New(t)
+	pool, _ := pgtest.Pool(t)
+	ctx := t.Context()
+	type result struct {
+		river []int
+		err   error
+	}
+	results := make(chan result, 4)
+	for range 4 {
+		go func() {
+			_, river, err := riverqueue.Migrate(ctx, pool)
+			results <- result{river, err}
+		}()
+	}
+	applied := 0
+	for range 4 {
+		r := <-results
+		is.NoErr(r.err)
+		applied += len(r.river)
+	}
+	var versions int
+	is.NoErr(pool.QueryRow(ctx, `SELECT count(*) FROM river_migration`).Scan(&versions))
+	is.Equal(applied, versions)
+	_, river, err := riverqueue.Migrate(ctx, pool)
+	is.NoErr(err)
+	is.Equal(len(river), 0)
+	is.NoErr(riverqueue.CheckTenancy(ctx, pool))
+}
