@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,12 +22,18 @@ func (s *Store) TenantTx(ctx context.Context, settingsID string, fn func(tx pgx.
 	if err := storage.CheckIDs(settingsID); err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, setTenant, settingsID); err != nil {
-			return wrap("tenant transaction", err)
-		}
-		return fn(tx)
-	})
+	// The tenant is named in the statement that begins the transaction, one
+	// round trip for both (pgx sends a statement without arguments in the
+	// simple protocol, which runs several).
+	begin := pgx.TxOptions{BeginQuery: "BEGIN; SELECT set_config('typeshift.settings_id', " + quoteLiteral(settingsID) + ", true)"}
+	return pgx.BeginTxFunc(ctx, s.pool, begin, fn)
+}
+
+// quoteLiteral quotes s, text without NUL (storage.CheckIDs), as an escape
+// string literal: backslashes and quotes are escaped whatever the server's
+// standard_conforming_strings, so no s ends the literal early.
+func quoteLiteral(s string) string {
+	return "E'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 const (
