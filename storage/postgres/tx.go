@@ -33,8 +33,10 @@ func (s *Store) TenantTx(ctx context.Context, settingsID string, fn func(tx pgx.
 // string literal: backslashes and quotes are escaped whatever the server's
 // standard_conforming_strings, so no s ends the literal early.
 func quoteLiteral(s string) string {
-	return "E'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	return "E'" + literalEscapes.Replace(s) + "'"
 }
+
+var literalEscapes = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
 const (
 	// qSteerLock locks the conversation's row, so that a claim, a release
