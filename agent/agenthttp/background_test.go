@@ -198,3 +198,35 @@ func TestBackgroundRoutesWithoutManager(t *testing.T) {
 	e := newEnv(t, memory.New())
 	is.New(t).Equal(e.do(req{method: "GET", path: "/background/bg_1", token: tokenA}).status, http.StatusNotFound)
 }
+
+// Over AG-UI the surfaced request is an interrupt of the thread like any other: a resume answers it.
+func TestBackgroundApprovalOverAGUI(t *testing.T) {
+	stores(t, func(t *testing.T, store storage.Store) {
+		is := is.New(t)
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		e := newBackgroundEnv(t, store, release)
+		post := func(body any) response {
+			return e.do(req{method: "POST", path: "/agents/Desk/agui", token: tokenA, body: body, header: map[string]string{"Accept": "text/event-stream"}})
+		}
+		user := func(text string) map[string]any {
+			return map[string]any{"id": "m-" + text, "role": "user", "content": text}
+		}
+		resp := post(map[string]any{"threadId": "t-bg", "runId": "r-1", "messages": []any{user("hello")}})
+		is.Equal(resp.status, http.StatusOK)
+
+		id := e.start(tenantA, "t-bg", "Refund invoice 12.")
+		e.waitStatus(tenantA, id, background.StatusWaiting)
+		e.waitReport(tenantA, "t-bg", 1)
+		cs, err := e.host.LoadConversation(context.Background(), tenantA, "t-bg")
+		is.NoErr(err)
+		is.Equal(len(cs.Pending), 1)
+
+		resp = post(map[string]any{"threadId": "t-bg", "runId": "r-2", "messages": []any{user("hello")},
+			"resume": []any{map[string]any{"interruptId": cs.Pending[0].ID, "status": "resolved"}}})
+		is.Equal(resp.status, http.StatusOK)
+		e.waitStatus(tenantA, id, background.StatusSucceeded)
+		is.Equal(e.refunds.Load(), int32(1))
+		e.waitReport(tenantA, "t-bg", 2)
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -152,7 +153,8 @@ func billingRefunds() chat.Client {
 				}
 			}
 		}
-		return chattest.Calls(chattest.Call("r1", "refund", `{"invoice":12}`)), nil
+		// Keys in an order Postgres's jsonb does not keep, so the surfaced request's MAC must survive the store.
+		return chattest.Calls(chattest.Call("r1", "refund", `{"invoice":12,"amount":5,"currency":"EUR"}`)), nil
 	})
 }
 
@@ -401,5 +403,57 @@ func TestAnotherTenantsHandle(t *testing.T) {
 		st, err := f.m.State(context.Background(), tenant, id)
 		is.NoErr(err)
 		is.True(!st.Status.Final()) // untouched
+	})
+}
+
+// A sub-agent with two requests at once: both surface, the user answers both in one run of the caller's
+// conversation (one approved, one rejected), and the sub-agent's next run takes both answers.
+func TestTwoRequestsAnsweredTogether(t *testing.T) {
+	eachStore(t, func(t *testing.T, store storage.Store) {
+		is := is.New(t)
+		var mu sync.Mutex
+		var read []string
+		billing := chattest.FuncModel(func(_ context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
+			var results []string
+			for _, m := range msgs {
+				for _, p := range m.Parts {
+					if r, ok := p.(chat.ToolResult); ok {
+						results = append(results, r.CallID+":"+string(r.Result)+r.Error)
+					}
+				}
+			}
+			if len(results) > 0 {
+				mu.Lock()
+				read = results
+				mu.Unlock()
+				return chattest.Text("done"), nil
+			}
+			return chattest.Calls(chattest.Call("r12", "refund", `{"invoice":12}`), chattest.Call("r13", "refund", `{"invoice":13}`)), nil
+		})
+		f := newFixture(t, store, background.Options{}, starter(1, "Refund 12 and 13."), billing)
+		id := handleIn(f.run(t, tenant, "conv-1", agent.Text("go")).Messages)[0]
+		waitFor(t, "the run to wait", func() bool {
+			st, err := f.m.State(context.Background(), tenant, id)
+			return err == nil && st.Status == background.StatusWaiting
+		})
+		waitFor(t, "the waiting report", func() bool { return len(reportsOf(t, store, tenant, "conv-1", id)) == 1 })
+		cs, err := f.front.LoadConversation(context.Background(), tenant, "conv-1")
+		is.NoErr(err)
+		is.Equal(len(cs.Pending), 2)
+		var approve, reject string
+		for _, p := range cs.Pending {
+			if strings.Contains(strings.ReplaceAll(string(p.Call.Arguments), " ", ""), `"invoice":12`) { // jsonb spaces it
+				approve = p.ID
+			} else {
+				reject = p.ID
+			}
+		}
+		f.run(t, tenant, "conv-1", agent.Approve(approve), agent.Reject(reject, "not that one"))
+		st := f.final(t, tenant, "conv-1", id)
+		is.Equal(st.Status, background.StatusSucceeded)
+		is.Equal(f.refunds.Load(), int32(1))
+		mu.Lock()
+		defer mu.Unlock()
+		is.Equal(read, []string{`r12:"refunded"`, "r13:not that one"})
 	})
 }

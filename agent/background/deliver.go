@@ -15,6 +15,7 @@ import (
 // run that starts while Deliver holds the claim fails as busy, as with any claim; Deliver holds it for two round
 // trips.
 //
+// A conversation that stays busy (a crashed run's lease that has not expired) is tried again until ctx ends.
 // Deliver is not idempotent: a queue calls it once per outcome. A durable queue instead stores the steering input
 // in the same transaction as the outcome.
 func Deliver(ctx context.Context, store storage.ConversationStore, settingsID, conversationID, owner string, report []byte) error {
@@ -28,9 +29,12 @@ func Deliver(ctx context.Context, store storage.ConversationStore, settingsID, c
 		}
 		c, err := store.Claim(ctx, settingsID, conversationID, owner, 30*time.Second)
 		if errors.Is(err, storage.ErrConversationBusy) {
-			// A run took the conversation between the two steps: steer into it.
-			if attempt > 100 {
-				return fmt.Errorf("background: reporting to conversation %q: %w", conversationID, err)
+			// A run took the conversation between the two steps (steer into it), or a crashed run's lease has
+			// not expired yet (wait for it): try again, until ctx ends.
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("background: reporting to conversation %q: %w (%w)", conversationID, err, ctx.Err())
+			case <-time.After(min(time.Duration(attempt+1)*10*time.Millisecond, time.Second)):
 			}
 			continue
 		}

@@ -313,7 +313,8 @@ func (q *LocalQueue) deliver(ctx context.Context, job Job, out Outcome) error {
 	if len(out.Report) == 0 {
 		return nil
 	}
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	// Long enough for a crashed run's lease on the caller's conversation to expire (agent.DefaultLeaseTTL).
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	return Deliver(dctx, q.store, job.SettingsID, job.Caller.ConversationID, q.owner, out.Report)
 }

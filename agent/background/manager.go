@@ -23,8 +23,13 @@ import (
 // Options are a [Manager]'s limits and parts.
 type Options struct {
 	// Limit is how many background runs a tenant may have live at once (queued, running or waiting for approval);
-	// a start beyond it is refused, and the calling model reads why. Zero or less means no limit.
+	// a start beyond it is refused, and the calling model reads why. Zero means [DefaultLimit]; a negative Limit
+	// means none, which lets a model that starts runs in a loop start as many as it likes.
 	Limit int
+	// MaxDepth bounds how deeply background runs start background runs of their own: a start from a run that is
+	// already MaxDepth levels below the first caller is refused, and the calling model reads why. Zero or less
+	// means agent.DefaultMaxDepth.
+	MaxDepth int
 	// Deadline bounds each background run's whole life from its start; when it passes the run ends as timed out
 	// and its caller is told. Zero means none.
 	Deadline time.Duration
@@ -37,6 +42,9 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 }
 
+// DefaultLimit is how many background runs a tenant may have live at once when Options.Limit is zero.
+const DefaultLimit = 16
+
 // A Manager offers background sub-agents as tools and runs the jobs its [Queue] hands it. Create one with [New],
 // give callers its tools ([Manager.Tools]), register the caller hosts ([Manager.Register]) and call
 // [Manager.Work] in a goroutine. It is safe for concurrent use.
@@ -46,8 +54,9 @@ type Manager struct {
 	key    []byte
 	tracer trace.Tracer
 
-	mu    sync.RWMutex
-	hosts map[string]*agent.Host // by agent name: delegates and callers
+	mu      sync.RWMutex
+	hosts   map[string]*agent.Host           // by agent name: delegates and callers
+	answers map[jobRef][]chat.ApprovalAnswer // answers gathered for waiting jobs (see answer)
 }
 
 // New returns a Manager that stores its jobs in queue.
@@ -57,12 +66,21 @@ func New(queue Queue, opts Options) *Manager {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
 	}
+	switch {
+	case opts.Limit == 0:
+		opts.Limit = DefaultLimit
+	case opts.Limit < 0:
+		opts.Limit = 0 // the queues' "no limit"
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = agent.DefaultMaxDepth
+	}
 	tp := opts.TracerProvider
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
 	return &Manager{queue: queue, opts: opts, key: key, tracer: tp.Tracer("github.com/typeshift-go/typeshift/agent/background"),
-		hosts: map[string]*agent.Host{}}
+		hosts: map[string]*agent.Host{}, answers: map[jobRef][]chat.ApprovalAnswer{}}
 }
 
 // Queue returns the Manager's queue.
@@ -107,6 +125,10 @@ func newJobID() string {
 	return "bg_" + hex.EncodeToString(b[:])
 }
 
+// depthKey is the context key of the depth of the background run whose tools are called: 1 for a run the first
+// caller started.
+type depthKey struct{}
+
 // traceCarrier returns the W3C trace context of ctx's span, for the job's span link.
 func traceCarrier(ctx context.Context) map[string]string {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
@@ -130,6 +152,8 @@ func (m *Manager) Run(ctx context.Context, job Job) (Outcome, error) {
 		}
 	}
 	ctx, span := m.tracer.Start(ctx, "background_agent "+job.Agent, opts...)
+	// A start from this run's tools is one level deeper (see start).
+	ctx = context.WithValue(ctx, depthKey{}, job.Depth)
 	out, err := m.run(ctx, job)
 	switch {
 	case err != nil:

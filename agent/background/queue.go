@@ -33,6 +33,9 @@ type Job struct {
 	// Answers, set by [Queue.Resume], holds the approval answers the next run of the sub-agent's conversation
 	// takes as its input (a JSON array of chat.ApprovalAnswer); empty for the first run, whose input is Task.
 	Answers json.RawMessage `json:"answers,omitempty"`
+	// Depth is how many background runs lie between the job and the first caller, itself included: 1 for a job a
+	// conversation's own run started, 2 for one that job's run started, and so on (see Options.MaxDepth).
+	Depth int `json:"depth,omitempty"`
 	// Created is when the job was enqueued.
 	Created time.Time `json:"created"`
 }

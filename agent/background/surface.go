@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent"
@@ -42,13 +43,24 @@ func (m *Manager) mac(settingsID, conversationID string, s surfaced) string {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
-	var compact bytes.Buffer
-	if json.Compact(&compact, s.Arguments) == nil {
-		h.Write(compact.Bytes())
-	} else {
-		h.Write(s.Arguments)
-	}
+	h.Write(canonical(s.Arguments))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonical returns JSON with its object keys sorted and no spaces, numbers as written: the MAC must hold for
+// arguments a store gave back in another order or spacing (Postgres's jsonb sorts keys its own way).
+func canonical(data json.RawMessage) []byte {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return data
+	}
+	out, err := json.Marshal(v) // map keys sorted
+	if err != nil {
+		return data
+	}
+	return out
 }
 
 // verify decodes the arguments of a call of the approval tool and checks that the Manager surfaced them in this
@@ -135,26 +147,63 @@ func (m *Manager) ask(ctx context.Context, caller *agent.Host, job Job, call cha
 	}
 }
 
-// answer passes the user's answer to a surfaced request on to the background run. The request is surfaced before
-// the queue records the run as waiting, so an answer that comes at once waits for that.
+// answer passes the user's answer to a surfaced request on to the background run. A run of the caller's
+// conversation resolves every open request (answered, decided by a rule, or rejected as unanswered), so the
+// answers to all of a waiting job's requests come in that one run: they are gathered, and the job is resumed once,
+// with all of them. The requests are surfaced before the queue records the job as waiting, so an answer that comes
+// at once waits for that.
 func (m *Manager) answer(ctx context.Context, settingsID string, s surfaced, a chat.ApprovalAnswer) error {
-	data, err := json.Marshal([]chat.ApprovalAnswer{a})
+	st, err := m.waiting(ctx, settingsID, s.Handle)
 	if err != nil {
 		return err
 	}
+	var pending []pendingRequest
+	if err := json.Unmarshal(st.Pending, &pending); err != nil || !slices.ContainsFunc(pending, func(p pendingRequest) bool { return p.SubRequestID == s.RequestID }) {
+		return fmt.Errorf("background run %q no longer waits for this approval: %w", s.Handle, ErrNotWaiting)
+	}
+	k := jobRef{settingsID, s.Handle, string(st.Pending)}
+	m.mu.Lock()
+	got := m.answers[k]
+	if !slices.ContainsFunc(got, func(x chat.ApprovalAnswer) bool { return x.RequestID == a.RequestID }) {
+		got = append(got, a)
+	}
+	complete := len(got) >= len(pending)
+	if complete {
+		delete(m.answers, k)
+	} else {
+		m.answers[k] = got
+	}
+	m.mu.Unlock()
+	if !complete {
+		return nil
+	}
+	data, err := json.Marshal(got)
+	if err != nil {
+		return err
+	}
+	return m.queue.Resume(ctx, settingsID, s.Handle, data)
+}
+
+// jobRef names one wait of a job (by the requests it waits for): its answers are gathered under it.
+type jobRef struct{ settingsID, id, pending string }
+
+// waiting returns the job's state once it waits, polling while it still runs (it surfaced its requests and its
+// outcome is not recorded yet).
+func (m *Manager) waiting(ctx context.Context, settingsID, id string) (State, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := m.queue.Resume(ctx, settingsID, s.Handle, data)
-		if !errors.Is(err, ErrNotWaiting) {
-			return err
-		}
-		st, serr := m.queue.State(ctx, settingsID, s.Handle)
-		if serr != nil || st.Status != StatusRunning || time.Now().After(deadline) {
-			return err
+		st, err := m.queue.State(ctx, settingsID, id)
+		switch {
+		case err != nil:
+			return State{}, err
+		case st.Status == StatusWaiting:
+			return st, nil
+		case st.Status != StatusRunning || time.Now().After(deadline):
+			return State{}, fmt.Errorf("background run %q is %s: %w", id, st.Status, ErrNotWaiting)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return State{}, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

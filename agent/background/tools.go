@@ -115,6 +115,10 @@ func (m *Manager) start(ctx context.Context, h *agent.Host, call *toolset.Call) 
 	if r == nil || r.ConversationID == "" || r.SettingsID == "" {
 		return nil, errors.New("a background run needs a conversation to report to; ask the agent directly instead")
 	}
+	depth, _ := ctx.Value(depthKey{}).(int)
+	if depth >= m.opts.MaxDepth {
+		return nil, fmt.Errorf("not started: background runs are already nested %d deep, the limit; do the task yourself", m.opts.MaxDepth)
+	}
 	task := in.Task
 	if in.Context != "" {
 		task += "\n\nContext:\n" + in.Context
@@ -124,6 +128,7 @@ func (m *Manager) start(ctx context.Context, h *agent.Host, call *toolset.Call) 
 		Standing: agent.CallerStanding(ctx),
 		Caller:   Caller{Agent: r.Agent, ConversationID: r.ConversationID, CallID: call.ID},
 		Trace:    traceCarrier(ctx),
+		Depth:    depth + 1,
 		Created:  time.Now(),
 	}
 	if m.opts.Deadline > 0 {
