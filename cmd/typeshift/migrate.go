@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/typeshift-go/typeshift/agent/background/riverqueue"
 	"github.com/typeshift-go/typeshift/storage/postgres"
 )
 
@@ -27,18 +28,22 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: typeshift migrate [-database-url url] [-schema name]
+		fmt.Fprint(stderr, `usage: typeshift migrate [-database-url url] [-schema name] [-river=false]
 
 migrate creates or upgrades the tables of a Typeshift Postgres store. It
 applies, in order and each in its own transaction, the migrations the schema
-lacks, under an advisory lock, so instances starting together are safe. It
-prints what it applied and the schema's version.
+lacks, under an advisory lock, so instances starting together are safe. Then,
+unless -river=false, it applies River's migrations, the tables of the job queue
+that runs background sub-agents (package riverqueue), beside the store's, and
+the tenant policy of River's job table. It prints what it applied and the
+schema's version.
 
 `)
 		fs.PrintDefaults()
 	}
 	url := fs.String("database-url", os.Getenv(envDatabaseURL), "the database's URL (default $"+envDatabaseURL+")")
 	schema := fs.String("schema", "", "the schema to migrate (default: the first on the role's search_path)")
+	withRiver := fs.Bool("river", true, "also migrate River's tables, for background sub-agents")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,7 +56,12 @@ prints what it applied and the schema's version.
 	}
 	defer pool.Close()
 
-	applied, err := postgres.Migrate(ctx, pool)
+	var applied, riverApplied []int
+	if *withRiver {
+		applied, riverApplied, err = riverqueue.Migrate(ctx, pool)
+	} else {
+		applied, err = postgres.Migrate(ctx, pool)
+	}
 	all, _ := postgres.Migrations()
 	for _, v := range applied {
 		for _, m := range all {
@@ -60,6 +70,9 @@ prints what it applied and the schema's version.
 			}
 		}
 	}
+	for _, v := range riverApplied {
+		fmt.Fprintf(stdout, "applied River migration %03d\n", v)
+	}
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -67,7 +80,7 @@ prints what it applied and the schema's version.
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if len(applied) == 0 {
+	if len(applied)+len(riverApplied) == 0 {
 		fmt.Fprintf(stdout, "schema is up to date at version %d\n", v)
 	} else {
 		fmt.Fprintf(stdout, "schema is at version %d\n", v)

@@ -23,6 +23,8 @@ func TestMigrateAndVerifyStore(t *testing.T) {
 
 	is.NoErr(migrate(ctx, []string{"-database-url", url, "-schema", schema}, &out, &errOut))
 	is.True(strings.Contains(out.String(), "applied 0001_init.sql"))
+	is.True(strings.Contains(out.String(), "applied 0003_background_runs.sql"))
+	is.True(strings.Contains(out.String(), "applied River migration 001"))
 	out.Reset()
 	is.NoErr(migrate(ctx, []string{"-database-url", url, "-schema", schema}, &out, &errOut))
 	is.True(strings.Contains(out.String(), "up to date"))

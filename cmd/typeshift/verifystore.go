@@ -8,6 +8,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/typeshift-go/typeshift/agent/background/riverqueue"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/storage/postgres"
@@ -31,7 +34,8 @@ compare-and-set, loading from the last summary, deletion, tenancy, leases,
 concurrent appends, live events and the text and ids a store accepts. With
 Postgres it first checks that row-level security binds the role: it fails,
 saying why, when the role is a superuser or BYPASSRLS, or a table lacks
-ENABLE or FORCE ROW LEVEL SECURITY or its tenant policy. It writes only under settings ids of its
+ENABLE or FORCE ROW LEVEL SECURITY or its tenant policy, or River's job table
+(where migrate made it) lacks its tenant policy. It writes only under settings ids of its
 own (storetest-<random>) and deletes them afterwards, so it may run against a
 database in use. It prints each broken rule and exits with status 1 if any.
 
@@ -77,7 +81,7 @@ database in use. It prints each broken rule and exits with status 1 if any.
 		// Check row-level security first and on its own, so that a role that
 		// bypasses it fails with the reason even when every rule would pass:
 		// the rules go through the store's API, which filters by tenant itself.
-		if err := postgres.CheckTenancy(ctx, pool); err != nil {
+		if err := checkTenancy(ctx, pool); err != nil {
 			if !*allowBypass {
 				return fmt.Errorf("verify-store: %w", err)
 			}
@@ -101,4 +105,18 @@ database in use. It prints each broken rule and exits with status 1 if any.
 	}
 	fmt.Fprintf(stdout, "ok: the %s keeps all %d rules\n", name, rules)
 	return nil
+}
+
+// checkTenancy checks the store's tables ([postgres.CheckTenancy]) and, where
+// typeshift migrate made River's tables, the tenant policy of its job table
+// ([riverqueue.CheckTenancy]).
+func checkTenancy(ctx context.Context, pool *pgxpool.Pool) error {
+	var river bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('river_job') IS NOT NULL`).Scan(&river); err != nil {
+		return fmt.Errorf("checking row-level security: %w", err)
+	}
+	if river {
+		return riverqueue.CheckTenancy(ctx, pool)
+	}
+	return postgres.CheckTenancy(ctx, pool)
 }

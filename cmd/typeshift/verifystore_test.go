@@ -62,7 +62,8 @@ func TestVerifyStoreRefusesBypass(t *testing.T) {
 // TestVerifyStoreRefusesMissingForce removes FORCE ROW LEVEL SECURITY from
 // each table in turn: verify-store fails and names it.
 func TestVerifyStoreRefusesMissingForce(t *testing.T) {
-	for _, table := range []string{"settings_documents", "conversations", "conversation_entries", "conversation_events"} {
+	for _, table := range []string{"settings_documents", "conversations", "conversation_entries", "conversation_events",
+		"background_runs"} {
 		t.Run(table, func(t *testing.T) {
 			is := is.New(t)
 			schema, owner := migratedSchema(t)
@@ -74,6 +75,22 @@ func TestVerifyStoreRefusesMissingForce(t *testing.T) {
 			is.True(strings.Contains(err.Error(), "table "+table+" lacks FORCE ROW LEVEL SECURITY and the role owns it"))
 		})
 	}
+}
+
+// TestVerifyStoreRefusesRiverWithoutPolicy: where typeshift migrate made River's tables, verify-store fails when
+// River's job table lacks its tenant policy, which keeps tenants' sessions from reading each other's jobs.
+func TestVerifyStoreRefusesRiverWithoutPolicy(t *testing.T) {
+	is := is.New(t)
+	schema, _ := pgtest.Schema(t)
+	url := pgtest.URL(t)
+	var out, errOut bytes.Buffer
+	is.NoErr(migrate(t.Context(), []string{"-database-url", url, "-schema", schema}, &out, &errOut))
+	owner := pgtest.RolePool(t, url, schema, "")
+	_, err := owner.Exec(t.Context(), `DROP POLICY tenant ON river_job`)
+	is.NoErr(err)
+	err = verifyStore(t.Context(), []string{"-database-url", url, "-schema", schema}, &out, &errOut)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "table river_job lacks its policy tenant"))
 }
 
 // superuserURL returns the URL of a superuser when the environment names one.
