@@ -42,8 +42,12 @@ const (
 	// qSteerLock locks the conversation's row, so that a claim, a release
 	// and a TakeSteering of the conversation wait for tx (or tx for them),
 	// and says whether a live lease holds it.
-	qSteerLock = `SELECT lease_token IS NOT NULL AND lease_expires_at > now() FROM conversations
+	qSteerLock = `SELECT lease_token IS NOT NULL AND lease_expires_at > now(), coalesce(lease_token, '') FROM conversations
 WHERE settings_id = $1 AND conversation_id = $2 FOR UPDATE`
+
+	// qSteerQueue queues steering input behind what an expired lease left
+	// queued, for qMoveSteering to store both in order.
+	qSteerQueue = `INSERT INTO conversation_steering (settings_id, conversation_id, data) VALUES ($1, $2, $3::jsonb)`
 
 	// qSteerStore stores steering input as the conversation's next entry,
 	// for a conversation no run holds, as a claim followed by a release
@@ -79,7 +83,8 @@ func (s *Store) SteerTx(ctx context.Context, tx pgx.Tx, settingsID, conversation
 		return err
 	}
 	var live bool
-	err = tx.QueryRow(ctx, qSteerLock, settingsID, conversationID).Scan(&live)
+	var token string
+	err = tx.QueryRow(ctx, qSteerLock, settingsID, conversationID).Scan(&live, &token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrNotFound)
 	}
@@ -100,8 +105,28 @@ func (s *Store) SteerTx(ctx context.Context, tx pgx.Tx, settingsID, conversation
 		}
 		// The lease expired between the two statements: no run holds the conversation any more.
 	}
+	if token != "" {
+		// An expired lease may have left input queued (a crashed run): the
+		// report goes behind it, and both are stored as the next Claim would.
+		if _, err := tx.Exec(ctx, qSteerQueue, settingsID, conversationID, string(e.Data)); err != nil {
+			return wrap("steer", err)
+		}
+		if _, err := tx.Exec(ctx, qMoveSteering, settingsID, conversationID, token, true, "", "", "user",
+			storage.EntrySteering.Touches()); err != nil {
+			return wrap("steer", err)
+		}
+		return nil
+	}
 	if _, err := tx.Exec(ctx, qSteerStore, settingsID, conversationID, string(e.Data)); err != nil {
 		return wrap("steer", err)
 	}
 	return nil
+}
+
+// StoreSteering implements [storage.SteeringStorer]: [Store.SteerTx] in a
+// transaction of its own.
+func (s *Store) StoreSteering(ctx context.Context, settingsID, conversationID string, data []byte) error {
+	return s.TenantTx(ctx, settingsID, func(tx pgx.Tx) error {
+		return s.SteerTx(ctx, tx, settingsID, conversationID, data)
+	})
 }
