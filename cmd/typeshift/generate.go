@@ -317,6 +317,12 @@ func (g *generator) load(ctx context.Context, patterns []string) ([]*packages.Pa
 	if err != nil {
 		return nil, fmt.Errorf("load packages: %w", err)
 	}
+	if len(pkgs) == 0 {
+		// go list found nothing to read, which a go.mod that needs go mod tidy also gives: say so instead of
+		// generating nothing and succeeding.
+		return nil, fmt.Errorf("load packages: no package matches %s; run go list %s to see why (a go.mod that needs go mod tidy, say)",
+			strings.Join(patterns, " "), strings.Join(patterns, " "))
+	}
 	overlay := map[string][]byte{}
 	reload := false
 	for _, pkg := range pkgs {
