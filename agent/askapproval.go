@@ -31,12 +31,8 @@ func (h *Host) AskApproval(ctx context.Context, settingsID, conversationID strin
 	if err != nil {
 		return chat.ApprovalRequest{}, fmt.Errorf("agent: approval request: %w", err)
 	}
-	ttl := h.cfg.LeaseTTL
-	if ttl <= 0 {
-		ttl = DefaultLeaseTTL
-	}
 	store := h.cfg.Store
-	c, err := store.Claim(ctx, settingsID, conversationID, h.owner(), ttl)
+	c, err := store.Claim(ctx, settingsID, conversationID, h.owner(), h.leaseTTL())
 	if err != nil {
 		return chat.ApprovalRequest{}, &ConversationError{ConversationID: conversationID, Op: "claiming the conversation", Err: err}
 	}

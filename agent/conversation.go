@@ -118,10 +118,7 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	if err := checkConversationInput(in.msgs); err != nil {
 		return nil, err
 	}
-	ttl := h.cfg.LeaseTTL
-	if ttl <= 0 {
-		ttl = DefaultLeaseTTL
-	}
+	ttl := h.leaseTTL()
 	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl)
 	if err != nil {
 		return nil, err
