@@ -252,3 +252,5 @@ func (s *uiSink) end(res *agent.Result, err error) {
 }
 
 func (s *uiSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }
+
+func (s *uiSink) streams() bool { return true }
