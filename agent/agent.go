@@ -189,10 +189,10 @@ func (a *Agent) DeclaredTools(d Declarer, n int, build func([]*toolset.ToolBuild
 
 // The names of the chat options in settings documents and in [Declaration.Configurable].
 const (
-	OptionProvider    = "provider"
-	OptionModel       = "model"
+	OptionProvider = "provider"
+	OptionModel    = "model"
 	// OptionFallback is open to settings wherever OptionModel is.
-	OptionFallback = "fallback"
+	OptionFallback    = "fallback"
 	OptionTemperature = "temperature"
 	OptionTopP        = "top_p"
 	OptionMaxTokens   = "max_tokens"

@@ -125,7 +125,7 @@ func TestFallbackSettingsErrors(t *testing.T) {
 			is.NoErr(err)
 			_, err = h.Run(context.Background(), agent.Text("hi"), agent.SettingsID("t"))
 			is.True(err != nil)
-			is.True(strings.Contains(err.Error(), tt.want)) // the error names what is wrong
+			is.True(strings.Contains(err.Error(), tt.want))  // the error names what is wrong
 			is.Equal(len(p.Requests())+len(b.Requests()), 0) // and nothing was sent
 		})
 	}
