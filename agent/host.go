@@ -85,7 +85,8 @@ type Config struct {
 	// ToolTimeout bounds each tool call. A tool still running when it passes is abandoned and the model told it
 	// timed out. Zero means no bound beyond the run's context.
 	ToolTimeout time.Duration
-	// Logger receives what the model must not read, such as a panicking tool's stack. Nil discards it.
+	// Logger receives what the model must not read, such as a panicking tool's value and stack. Nil means
+	// [slog.Default] at the time of the log; slog.New(slog.DiscardHandler) discards it.
 	Logger *slog.Logger
 
 	// Handoffs are the agents a run with a [Conversation] may hand the conversation to, each offered as a tool
