@@ -263,7 +263,8 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 		}
 		endData := runEndData{Mode: c.st.mode, Standing: fromStanding(c.st.standing), Pending: len(c.st.pending)}
 		if u := c.st.totalUsage(); u != (chat.Usage{}) {
-			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
+			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
 		}
 		if c.routed {
 			endData.Agent = c.st.name // the next run goes to it

@@ -43,7 +43,8 @@ func (a *desk) Declare() {
 }
 
 // model is the offline model of the tests. It reads the last message: after tool results it reports them; for
-// "close N" it closes ticket N (which waits for approval), for "search WORDS" it searches, for "wait" it blocks
+// "close N" it closes ticket N (which waits for approval), for "get N" it reads ticket N, for "plan TEXT" it
+// presents TEXT as its plan (exit_plan_mode), for "search WORDS" it searches, for "wait" it blocks
 // until release is closed (or its context ends), and otherwise it echoes the text.
 type model struct {
 	mu      sync.Mutex
@@ -77,6 +78,11 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 	case closeRE.MatchString(text):
 		n := closeRE.FindStringSubmatch(text)[1]
 		return chattest.Calls(chattest.Call("call-close-"+n, "close_ticket", `{"number":`+n+`,"reason":"fixed"}`)), nil
+	case strings.HasPrefix(text, "get "):
+		return chattest.Calls(chattest.Call("call-get", "get_ticket", `{"number":`+strings.TrimPrefix(text, "get ")+`}`)), nil
+	case strings.HasPrefix(text, "plan "):
+		q, _ := json.Marshal(strings.TrimPrefix(text, "plan "))
+		return chattest.Calls(chattest.Call("call-plan", agent.ExitPlanModeTool, `{"plan":`+string(q)+`}`)), nil
 	case strings.HasPrefix(text, "search "):
 		q, _ := json.Marshal(strings.TrimPrefix(text, "search "))
 		return chattest.Calls(chattest.Call("call-search", "search_tickets", `{"query":`+string(q)+`}`)), nil

@@ -27,11 +27,16 @@ type Client struct {
 
 // New returns a client configured by the SDK's request options, after the environment: OPENAI_API_KEY,
 // OPENAI_BASE_URL and the SDK's other variables.
+//
+// The SDK's own retries are off: a failed request is returned at once as a [*chat.ProviderError], and the retry
+// decorator of the host ([chat.Retry]) decides whether and when to try again, so that retries are never stacked.
+// An option.WithMaxRetries among opts turns the SDK's retries back on.
 func New(opts ...option.RequestOption) *Client {
-	return &Client{sdk: sdk.NewClient(opts...)}
+	return &Client{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
 }
 
-// NewWithSDK returns a client over an SDK client configured by the caller.
+// NewWithSDK returns a client over an SDK client configured by the caller, retries included: configure it with
+// option.WithMaxRetries(0) when the host retries (see [New]).
 func NewWithSDK(c sdk.Client) *Client { return &Client{sdk: c} }
 
 // WithModel returns a copy of c that asks for model when the options name none.
@@ -91,6 +96,7 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		defer stream.Close()
 		var a assembler
 		for stream.Next() {
+			a.chunks++
 			for _, u := range a.add(stream.Current()) {
 				if !yield(u, nil) {
 					return
@@ -98,7 +104,7 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			}
 		}
 		if err := stream.Err(); err != nil {
-			yield(chat.Update{}, wrapError(ctx, err))
+			yield(chat.Update{}, wrapStreamError(ctx, err, a.chunks > 0))
 			return
 		}
 		last, err := a.finish(ctx)

@@ -360,6 +360,7 @@ func TestStreamCutHalfway(t *testing.T) {
 	var pe *chat.ProviderError
 	is.True(errors.As(last, &pe))
 	is.Equal(pe.StatusCode, 0)
+	is.True(errors.Is(last, chat.ErrStreamCut))
 	is.True(ctx.Err() == nil)
 }
 
@@ -376,6 +377,7 @@ func TestStreamEndsWithoutFinish(t *testing.T) {
 		last = err
 	}
 	is.True(errors.Is(last, io.ErrUnexpectedEOF))
+	is.True(errors.Is(last, chat.ErrStreamCut))
 }
 
 func TestStreamErrorEvent(t *testing.T) {
@@ -515,5 +517,6 @@ func TestConnectionRefused(t *testing.T) {
 	is.True(errors.As(err, &pe))
 	is.Equal(pe.StatusCode, 0)
 	is.True(!pe.Temporary())
+	is.True(!errors.Is(err, chat.ErrStreamCut)) // nothing had begun
 	is.True(!strings.Contains(err.Error(), testKey))
 }

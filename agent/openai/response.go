@@ -42,7 +42,8 @@ func usage(u sdk.CompletionUsage) chat.Usage {
 	if total == 0 {
 		total = u.PromptTokens + u.CompletionTokens
 	}
-	return chat.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: total}
+	return chat.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: total,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
 }
 
 func finishReason(s string) chat.FinishReason {
@@ -58,8 +59,10 @@ type assembler struct {
 	id, model string
 	calls     []pendingCall
 	finished  bool
-	usage     chat.Usage
-	hasUsage  bool
+	// chunks counts the chunks read: an error after the first is a stream cut halfway.
+	chunks   int
+	usage    chat.Usage
+	hasUsage bool
 }
 
 type pendingCall struct {
@@ -142,7 +145,7 @@ func (a *assembler) finish(ctx context.Context) (*chat.Update, error) {
 		return nil, err
 	}
 	if !a.finished {
-		return nil, &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Err: io.ErrUnexpectedEOF}
+		return nil, &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Cut: true, Err: io.ErrUnexpectedEOF}
 	}
 	if !a.hasUsage {
 		return nil, nil
