@@ -3,7 +3,7 @@
 # the page's commands, in the page's order, so that the page cannot drift from the tool. Blocks are marked on the
 # line before their fence: <!-- file: path --> (written), <!-- run --> (run), <!-- run: local --> (run, with
 # ../typeshift meaning this checkout), <!-- run: postgres --> (run when TYPESHIFT_TEST_DATABASE_URL is set, with
-# DATABASE_URL naming a database of its own) and <!-- run: published --> (left out: it needs a released module).
+# TYPESHIFT_DATABASE_URL naming a database of its own) and <!-- run: published --> (left out: it needs a released module).
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
 page="$checkout/docs/getting-started.md"
@@ -30,7 +30,7 @@ awk -v checkout="$checkout" '
 			gsub(/\.\.\/typeshift/, checkout, body)
 			printf "%s", body
 		} else if (marker == "<!-- run: postgres -->") {
-			printf "if [ -n \"${GETTING_STARTED_DATABASE_URL:-}\" ]; then\nexport DATABASE_URL=\"$GETTING_STARTED_DATABASE_URL\"\n%sfi\n", body
+			printf "if [ -n \"${GETTING_STARTED_DATABASE_URL:-}\" ]; then\nexport TYPESHIFT_DATABASE_URL=\"$GETTING_STARTED_DATABASE_URL\"\n%sfi\n", body
 		}
 		marker = ""
 		next
@@ -49,7 +49,7 @@ fi
 
 mkdir "$work/hello"
 cd "$work/hello"
-unset GOFLAGS DATABASE_URL
+unset GOFLAGS TYPESHIFT_DATABASE_URL
 export GOWORK=off
 bash -euo pipefail -x "$work/steps.sh" 2>&1 | tee "$work/out"
 
@@ -61,4 +61,7 @@ fail() { echo "getting-started: $*"; exit 1; }
 [ "$(grep -c '^called add_note$' "$work/out")" = "$runs" ] || fail "the program did not call add_note"
 ! grep -q '^called delete_note$' "$work/out" || fail "the agent offered delete_note, which it excludes"
 [ -f typeshift_gen.go ] && [ -f notes/typeshift_gen.go ] || fail "the generated files are missing"
+if [ -n "$db" ]; then
+	grep -q '^applied River migration' "$work/out" || fail "migrate did not create River's tables, as the page says it does"
+fi
 echo "getting-started: the page's steps work"

@@ -1,8 +1,11 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -44,7 +47,10 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 		p.Messages = append(p.Messages, sdk.SystemMessage(opts.Instructions))
 	}
 	for _, m := range msgs {
-		p.Messages = appendMessage(p.Messages, m)
+		var err error
+		if p.Messages, err = appendMessage(p.Messages, m); err != nil {
+			return p, err
+		}
 	}
 
 	if opts.Temperature != nil {
@@ -126,14 +132,30 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 }
 
 // appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call
-// ids, placed after the message itself so that they follow the calls they answer; approval parts are the
-// pipeline's business and usage is bookkeeping, so neither is sent; a message left with nothing to say is dropped.
-func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []sdk.ChatCompletionMessageParamUnion {
+// ids, placed after the message itself so that they follow the calls they answer; a user's files become image
+// and file content parts; approval parts are the pipeline's business and usage is bookkeeping, so neither is
+// sent; reasoning is not sent either, since Chat Completions takes none back; a message left with nothing to say
+// is dropped.
+func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
 	text := m.Text()
 	var calls []sdk.ChatCompletionMessageToolCallUnionParam
 	var results []sdk.ChatCompletionMessageParamUnion
+	var content []sdk.ChatCompletionContentPartUnionParam // a user message's parts, when it has files
 	for _, part := range m.Parts {
 		switch part := part.(type) {
+		case chat.Text:
+			if m.Role == chat.RoleUser {
+				content = append(content, sdk.TextContentPart(part.Text))
+			}
+		case chat.File:
+			if m.Role != chat.RoleUser {
+				return out, fmt.Errorf("%s: a file in a %s message: Chat Completions takes files from the user only", ProviderName, m.Role)
+			}
+			c, err := filePart(part)
+			if err != nil {
+				return out, err
+			}
+			content = append(content, c)
 		case chat.ToolCall:
 			args := string(part.Arguments)
 			if args == "" {
@@ -163,7 +185,13 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfSystem: &msg})
 		}
 	case chat.RoleUser:
-		if text != "" {
+		hasFiles := len(content) > 0 && slices.ContainsFunc(m.Parts, func(p chat.Part) bool { _, ok := p.(chat.File); return ok })
+		switch {
+		case hasFiles:
+			msg := sdk.ChatCompletionUserMessageParam{Name: name}
+			msg.Content.OfArrayOfContentParts = content
+			out = append(out, sdk.ChatCompletionMessageParamUnion{OfUser: &msg})
+		case text != "":
 			msg := sdk.ChatCompletionUserMessageParam{Name: name}
 			msg.Content.OfString = param.NewOpt(text)
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfUser: &msg})
@@ -177,7 +205,37 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &msg})
 		}
 	}
-	return append(out, results...)
+	return append(out, results...), nil
+}
+
+// filePart returns a user's file as a content part: an image by URL (bytes as a data URL), a document by its
+// bytes or an uploaded file's id ("file-...").
+func filePart(f chat.File) (sdk.ChatCompletionContentPartUnionParam, error) {
+	if f.IsImage() {
+		url := f.URL
+		if len(f.Data) > 0 {
+			url = dataURL(f)
+		}
+		return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: url}), nil
+	}
+	var fp sdk.ChatCompletionContentPartFileFileParam
+	switch {
+	case len(f.Data) > 0:
+		fp.FileData = param.NewOpt(dataURL(f))
+	case strings.HasPrefix(f.URL, "file-"):
+		fp.FileID = param.NewOpt(f.URL)
+	default:
+		return sdk.ChatCompletionContentPartUnionParam{}, fmt.Errorf("%s: file %q (%s): Chat Completions takes a document by its bytes or an uploaded file's id, not a URL", ProviderName, f.Name, f.MediaType)
+	}
+	if f.Name != "" {
+		fp.Filename = param.NewOpt(f.Name)
+	}
+	return sdk.FileContentPart(fp), nil
+}
+
+// dataURL returns f's bytes as a data URL.
+func dataURL(f chat.File) string {
+	return "data:" + f.MediaType + ";base64," + base64.StdEncoding.EncodeToString(f.Data)
 }
 
 // schemaCache keeps the decoded top level of each tool schema: the SDK wants a map, and a run offers the same
