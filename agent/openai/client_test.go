@@ -202,7 +202,7 @@ func TestStrictTools(t *testing.T) {
 		search := sent[0].(map[string]any)["function"].(map[string]any)
 		is.Equal(search["strict"], true)
 		params := search["parameters"].(map[string]any)
-		is.Equal(params["required"], []any{"query", "limit"}) // every property required...
+		is.Equal(params["required"], []any{"query", "limit"})                                                                                     // every property required...
 		is.Equal(params["properties"].(map[string]any)["limit"], map[string]any{"type": []any{"integer", "null"}, "description": "Default: 20."}) // ...the optional one nullable
 		label := sent[1].(map[string]any)["function"].(map[string]any)
 		is.Equal(label["strict"], nil) // a map: strict mode cannot describe it, so the tool goes without

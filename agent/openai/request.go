@@ -49,7 +49,7 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 	for _, m := range msgs {
 		var err error
 		if p.Messages, err = appendMessage(p.Messages, m); err != nil {
-			return p, err
+			return p, nil, err
 		}
 	}
 
