@@ -27,6 +27,11 @@ const (
 	FinishReasons    = attribute.Key("gen_ai.response.finish_reasons")
 	InputTokens      = attribute.Key("gen_ai.usage.input_tokens")
 	OutputTokens     = attribute.Key("gen_ai.usage.output_tokens")
+	// CacheReadTokens, CacheCreationTokens and ReasoningTokens are shares of the input and output tokens:
+	// read from and written to the provider's prompt cache, and spent reasoning.
+	CacheReadTokens     = attribute.Key("gen_ai.usage.cache_read.input_tokens")
+	CacheCreationTokens = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
+	ReasoningTokens     = attribute.Key("gen_ai.usage.reasoning.output_tokens")
 	TokenType        = attribute.Key("gen_ai.token.type")
 	RequestMaxTokens = attribute.Key("gen_ai.request.max_tokens")
 	RequestTemp      = attribute.Key("gen_ai.request.temperature")
