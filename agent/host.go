@@ -190,6 +190,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, ErrNoClient
 	}
 	h.offer = h.combine()
+	if err := h.checkSchemas(context.Background()); err != nil {
+		return nil, err
+	}
 	if err := h.AddHandoffs(cfg.Handoffs...); err != nil {
 		return nil, err
 	}

@@ -46,9 +46,11 @@ func (c *Client) WithModel(model string) *Client {
 	return &d
 }
 
-// WithStrictTools returns a copy of c that marks every function tool strict, so that the API holds the model's
-// arguments to the schema exactly. Strict mode accepts only a subset of JSON Schema (every property required,
-// additionalProperties false): turn it on only for tools whose schemas fit.
+// WithStrictTools returns a copy of c that sends tools in strict mode, so that the API holds the model's arguments
+// to the schema exactly. Each tool's schema is brought into strict mode's subset by [schemaprofile.OpenAIStrict]
+// (optional properties become nullable, and the nulls the model sends for them are removed from its arguments
+// before they reach the tool); a tool whose schema strict mode cannot describe, such as one taking a map, is
+// sent without strict mode.
 func (c *Client) WithStrictTools(strict bool) *Client {
 	d := *c
 	d.strict = strict
@@ -72,7 +74,7 @@ func Available() bool { return os.Getenv("OPENAI_API_KEY") != "" }
 
 // Respond sends one request and returns the whole response.
 func (c *Client) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-	params, err := c.params(msgs, opts)
+	params, r, err := c.params(msgs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +82,13 @@ func (c *Client) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Op
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
-	return response(cc), nil
+	return response(cc, r), nil
 }
 
 // Stream sends one streamed request (with usage requested) and yields its updates.
 func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
 	return func(yield func(chat.Update, error) bool) {
-		params, err := c.params(msgs, opts)
+		params, r, err := c.params(msgs, opts)
 		if err != nil {
 			yield(chat.Update{}, err)
 			return
@@ -94,7 +96,7 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
 		stream := c.sdk.Chat.Completions.NewStreaming(ctx, params)
 		defer stream.Close()
-		var a assembler
+		a := assembler{restore: r}
 		for stream.Next() {
 			a.chunks++
 			for _, u := range a.add(stream.Current()) {

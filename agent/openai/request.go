@@ -14,20 +14,33 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
-// params builds the request body of a conversation under opts.
-func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatCompletionNewParams, error) {
+// restorers maps the names of tools sent in strict mode to their adapted schemas, whose Restore turns the
+// model's arguments back into what the tool's own schema means.
+type restorers map[string]*schemaprofile.Adapted
+
+// restore returns call with its arguments restored, when its tool was sent in strict mode.
+func (r restorers) restore(call chat.ToolCall) chat.ToolCall {
+	if a := r[call.Name]; a != nil {
+		call.Arguments = a.Restore(call.Arguments)
+	}
+	return call
+}
+
+// params builds the request body of a conversation under opts, and says how to restore the arguments of the
+// tools it sends in strict mode.
+func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatCompletionNewParams, r restorers, err error) {
 	if opts == nil {
 		opts = &chat.Options{}
 	}
-	var p sdk.ChatCompletionNewParams
 	p.Model = opts.Model
 	if p.Model == "" {
 		p.Model = c.model
 	}
 	if p.Model == "" {
-		return p, fmt.Errorf("%s: no model: set chat.Options.Model or the client's default model", ProviderName)
+		return p, nil, fmt.Errorf("%s: no model: set chat.Options.Model or the client's default model", ProviderName)
 	}
 	p.Messages = make([]sdk.ChatCompletionMessageParamUnion, 0, len(msgs)+1)
 	if opts.Instructions != "" {
@@ -36,7 +49,7 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatComple
 	for _, m := range msgs {
 		var err error
 		if p.Messages, err = appendMessage(p.Messages, m); err != nil {
-			return p, err
+			return p, nil, err
 		}
 	}
 
@@ -58,15 +71,29 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatComple
 	if len(opts.Tools) > 0 {
 		p.Tools = make([]sdk.ChatCompletionToolUnionParam, 0, len(opts.Tools))
 		for _, t := range opts.Tools {
-			params, err := schemaParameters(t.Schema)
+			schema, strict := t.Schema, false
+			if c.strict {
+				// Strict where strict mode can describe the schema; a tool it cannot (a map, a value of any
+				// type) goes without, as the API allows per tool.
+				if a, err := schemaprofile.OpenAIStrict.Adapt(t.Name, t.Schema); err == nil {
+					schema, strict = a.Schema, true
+					if a.Changed {
+						if r == nil {
+							r = restorers{}
+						}
+						r[t.Name] = a
+					}
+				}
+			}
+			params, err := schemaParameters(schema)
 			if err != nil {
-				return p, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
+				return p, nil, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
 			}
 			def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
 			if t.Description != "" {
 				def.Description = param.NewOpt(t.Description)
 			}
-			if c.strict {
+			if strict {
 				def.Strict = param.NewOpt(true)
 			}
 			p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(def))
@@ -101,7 +128,7 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatComple
 		}
 		p.SetExtraFields(extra)
 	}
-	return p, nil
+	return p, r, nil
 }
 
 // appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call

@@ -12,7 +12,7 @@ import (
 )
 
 // response converts a whole completion. Only the first choice is read: requests never ask for more.
-func response(cc *sdk.ChatCompletion) *chat.Response {
+func response(cc *sdk.ChatCompletion, r restorers) *chat.Response {
 	resp := &chat.Response{ID: cc.ID, Model: cc.Model, Usage: usage(cc.Usage)}
 	if len(cc.Choices) == 0 {
 		return resp
@@ -31,7 +31,7 @@ func response(cc *sdk.ChatCompletion) *chat.Response {
 			msg.Parts = append(msg.Parts, chat.Raw{Provider: ProviderName, Data: json.RawMessage(tc.RawJSON())})
 			continue
 		}
-		msg.Parts = append(msg.Parts, chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+		msg.Parts = append(msg.Parts, r.restore(chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)}))
 	}
 	resp.Messages = []chat.Message{msg}
 	return resp
@@ -59,6 +59,8 @@ type assembler struct {
 	id, model string
 	calls     []pendingCall
 	finished  bool
+	// restore restores the arguments of tools sent in strict mode.
+	restore restorers
 	// chunks counts the chunks read: an error after the first is a stream cut halfway.
 	chunks   int
 	usage    chat.Usage
@@ -94,7 +96,7 @@ func (a *assembler) add(ch sdk.ChatCompletionChunk) []chat.Update {
 			a.finished = true
 			u := a.update()
 			for _, c := range a.calls {
-				u.Parts = append(u.Parts, c.toolCall())
+				u.Parts = append(u.Parts, a.restore.restore(c.toolCall()))
 			}
 			a.calls = a.calls[:0]
 			u.FinishReason = finishReason(choice.FinishReason)
