@@ -116,7 +116,7 @@ func Cases() []Case {
 		{"image", "any text answer to a question with a PNG given by its bytes and one by URL", caseImage},
 		{"document", "any text answer to a question with a PDF given by its bytes", caseDocument},
 		{"structured", "a JSON object with a string priority_level, for a response format", caseStructured},
-		{"usage", "a streamed answer with usage as the fixture's usage line says, cached tokens among them", caseUsage},
+		{"usage", "a streamed answer with usage as the fixture's usage line says, cached tokens among them, to a request marking its stable prefix", caseUsage},
 		{"finish_length", "a whole answer cut by the token limit", finishCase(chat.FinishLength)},
 		{"finish_content_filter", "a whole answer stopped by the provider's filter or a refusal", finishCase(chat.FinishContentFilter)},
 		{"cancel", "the beginning of a stream, held open (hold: true)", caseCancel},
@@ -411,7 +411,9 @@ func caseUsage(t *testing.T, e *env) {
 	if want.CacheReadTokens == 0 || want.InputTokens < want.CacheReadTokens+want.CacheWriteTokens || want.OutputTokens < want.ReasoningTokens {
 		t.Fatalf("fixture's usage %+v: want cached tokens, counted in the input (and reasoning in the output)", want)
 	}
-	resp, err := chat.Collect(e.client.Stream(t.Context(), question(), baseOptions()))
+	o := baseOptions()
+	o.CacheMessages = 1 // the question is the stable prefix, for providers with explicit prompt caching
+	resp, err := chat.Collect(e.client.Stream(t.Context(), question(), o))
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}

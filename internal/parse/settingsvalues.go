@@ -15,7 +15,8 @@ import (
 
 // checkSettingsValues reports (TSH018) each constant value of a WithSettings composite literal that its field's
 // jsonschema tag refuses: the tool would run with a value that no stored or run setting may take, and the model
-// would read bounds its own defaults break. A value that is not a literal is checked when the host is built.
+// would read bounds its own defaults break. Only a composite literal's constants are checked: a value the
+// generator cannot read (a variable, a call) is not.
 func (p *parser) checkSettingsValues(t *model.Tool, c *chain) bool {
 	lit, ok := ast.Unparen(c.settingsArg).(*ast.CompositeLit)
 	if !ok {
