@@ -165,6 +165,9 @@ func watchAll(ctx context.Context, h *agent.Host, conversationID string, updates
 	for ctx.Err() == nil {
 		for u, err := range h.WatchAfter(ctx, tenant, conversationID, storage.WatchFromNow) {
 			if err != nil {
+				if ctx.Err() == nil {
+					time.Sleep(10 * time.Millisecond)
+				}
 				break
 			}
 			for _, p := range u.Parts {
