@@ -131,7 +131,8 @@ func New(hosts []*agent.Host, opts Options) (*Handler, error) {
 			return Principal{SettingsID: id, User: id}, nil
 		}
 	default:
-		return nil, errors.New("agenthttp: Options.Authenticate is required")
+		return nil, errors.New("agenthttp: Options.Authenticate is required: it returns the tenant of each request; " +
+			"for development on your own machine only, Options.DevelopmentTenantHeader takes it from a request header instead")
 	}
 	for _, o := range opts.AllowedOrigins {
 		if o == "*" || o == "" || strings.HasSuffix(o, "/") {
