@@ -53,3 +53,31 @@ func TestCacheHints(t *testing.T) {
 	}
 	is.Equal(m.opts[1].CacheMessages, 3) // input, call, result
 }
+
+// TestStreamedReasoningStored checks that a streamed run passes reasoning deltas on and stores the reasoning
+// joined, with its signature.
+func TestStreamedReasoningStored(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		thinking := chat.Reasoning{Provider: "anthropic", Text: "The user greets me.", Signature: "sig-1"}
+		m := script(func([]chat.Message, *chat.Options) (*chat.Response, error) {
+			return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant,
+				Parts: []chat.Part{chat.Reasoning{Provider: "anthropic", Text: "The user "}, chat.Reasoning{Provider: "anthropic", Text: "greets me.", Signature: "sig-1"}, chat.Text{Text: "Hello."}}}}}, nil
+		}, say("again"))
+		h := host(m, agent.Config{Store: s})
+		deltas := 0
+		for u, err := range h.RunStream(ctx, agent.Text("hi"), agent.SettingsID(tenant), agent.Conversation("c1")) {
+			is.NoErr(err)
+			for _, p := range u.Parts {
+				if _, ok := p.(chat.Reasoning); ok {
+					deltas++
+				}
+			}
+		}
+		is.True(deltas >= 1) // reasoning reaches the stream
+		_, err := h.Run(ctx, agent.Text("again"), agent.SettingsID(tenant), agent.Conversation("c1"))
+		is.NoErr(err)
+		is.Equal(m.msgs[1][1].Parts[0], chat.Part(thinking)) // stored joined, read back whole
+	})
+}
