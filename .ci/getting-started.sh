@@ -3,20 +3,36 @@
 # the page's commands, in the page's order, so that the page cannot drift from the tool. Blocks are marked on the
 # line before their fence: <!-- file: path --> (written), <!-- run --> (run), <!-- run: local --> (run, with
 # ../typeshift meaning this checkout), <!-- run: postgres --> (run when TYPESHIFT_TEST_DATABASE_URL is set, with
-# DATABASE_URL naming a database of its own) and <!-- run: published --> (left out: it needs a released module).
+# TYPESHIFT_DATABASE_URL naming a database of its own), <!-- run: serve --> (started in the background, stopped
+# when the script ends, and waited for until it answers) and <!-- run: published --> (left out: it needs a released
+# module). A server's address in the pages, 127.0.0.1:8080, becomes a free port of this machine's.
+#
+# Pages that go on in the module getting started makes are followed after it, in the order given:
+#
+#	bash .ci/getting-started.sh docs/serving.md
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
-page="$checkout/docs/getting-started.md"
+pages=("$checkout/docs/getting-started.md")
+for extra in "$@"; do pages+=("$(cd "$(dirname "$extra")" && pwd)/$(basename "$extra")"); done
 work="$(mktemp -d)"
 db=""
 cleanup() {
+	if [ -f "$work/server.pid" ]; then kill "$(cat "$work/server.pid")" 2>/dev/null || true; fi
 	if [ -n "$db" ]; then psql "$TYPESHIFT_TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true; fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-# The page's blocks, as one script of steps.
-awk -v checkout="$checkout" '
+# A free port for a server the pages start: a port nothing answers on.
+port=""
+for _ in $(seq 1 50); do
+	candidate=$((20000 + RANDOM % 20000))
+	if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
+done
+[ -n "$port" ] || { echo "getting-started: no free port"; exit 1; }
+
+# The pages' blocks, as one script of steps.
+awk -v checkout="$checkout" -v work="$work" -v port="$port" '
 	/^<!-- (run|file)/ { marker = $0; next }
 	marker != "" && !inblock && /^```/ { inblock = 1; body = ""; next }
 	inblock && /^```/ {
@@ -29,14 +45,19 @@ awk -v checkout="$checkout" '
 		} else if (marker == "<!-- run: local -->") {
 			gsub(/\.\.\/typeshift/, checkout, body)
 			printf "%s", body
+		} else if (marker == "<!-- run: serve -->") {
+			# The output of the server goes to a file of its own: a pipe it held open would keep tee waiting.
+			sub(/[ \t]*&[ \t]*\n$/, "", body)
+			printf "%s > \"%s/server.log\" 2>&1 &\necho $! > \"%s/server.pid\"\n", body, work, work
+			printf "for i in $(seq 1 100); do curl -s -o /dev/null http://127.0.0.1:%s/ && break; sleep 0.2; done\n", port
 		} else if (marker == "<!-- run: postgres -->") {
-			printf "if [ -n \"${GETTING_STARTED_DATABASE_URL:-}\" ]; then\nexport DATABASE_URL=\"$GETTING_STARTED_DATABASE_URL\"\n%sfi\n", body
+			printf "if [ -n \"${GETTING_STARTED_DATABASE_URL:-}\" ]; then\nexport TYPESHIFT_DATABASE_URL=\"$GETTING_STARTED_DATABASE_URL\"\n%sfi\n", body
 		}
 		marker = ""
 		next
 	}
-	inblock { body = body $0 "\n" }
-' "$page" > "$work/steps.sh"
+	inblock { gsub(/127\.0\.0\.1:8080/, "127.0.0.1:" port); body = body $0 "\n" }
+' "${pages[@]}" > "$work/steps.sh"
 
 if [ -n "${TYPESHIFT_TEST_DATABASE_URL:-}" ]; then
 	db="typeshift_getting_started_$$"
@@ -49,7 +70,7 @@ fi
 
 mkdir "$work/hello"
 cd "$work/hello"
-unset GOFLAGS DATABASE_URL
+unset GOFLAGS TYPESHIFT_DATABASE_URL
 export GOWORK=off
 bash -euo pipefail -x "$work/steps.sh" 2>&1 | tee "$work/out"
 
@@ -61,4 +82,28 @@ fail() { echo "getting-started: $*"; exit 1; }
 [ "$(grep -c '^called add_note$' "$work/out")" = "$runs" ] || fail "the program did not call add_note"
 ! grep -q '^called delete_note$' "$work/out" || fail "the agent offered delete_note, which it excludes"
 [ -f typeshift_gen.go ] && [ -f notes/typeshift_gen.go ] || fail "the generated files are missing"
-echo "getting-started: the page's steps work"
+if [ -n "$db" ]; then
+	grep -q '^applied River migration' "$work/out" || fail "migrate did not create River's tables, as the page says it does"
+fi
+if [ -f "$work/server.log" ]; then
+	echo "+ the server's log:"; cat "$work/server.log"
+	cat "$work/server.log" >> "$work/out"
+fi
+for p in "${pages[@]}"; do
+	case "$(basename "$p")" in
+	serving.md)
+		# What docs/serving.md says each step shows.
+		grep -q 'DEVELOPMENT AUTHENTICATION' "$work/out" || fail "serving: the server did not warn of its development authentication"
+		grep -q '"name":"Desk"' "$work/out" || fail "serving: the agent list lacks Desk"
+		grep -q '"pending":\[{"id":"approval_' "$work/out" || fail "serving: the first run did not wait for delete_note's approval"
+		grep -q '"text":"Noted\.","messages"' "$work/out" || fail "serving: the approved run did not answer Noted."
+		grep -q '^event: end$' "$work/out" || fail "serving: the streamed run did not end with an end event"
+		grep -q '<title>Typeshift dev UI</title>' "$work/out" || fail "serving: the dev UI did not answer"
+		grep -q '"type":"RUN_FINISHED"' "$work/out" || fail "serving: the AG-UI run did not finish"
+		grep -q '"type":"finish"' "$work/out" || fail "serving: the UI message stream did not finish"
+		grep -q '"name":"list_notes"' "$work/out" || fail "serving: MCP's tools/list lacks list_notes"
+		! grep -q '"name":"delete_note"}' "$work/out" || fail "serving: MCP served delete_note, which needs approval"
+		;;
+	esac
+done
+echo "getting-started: the pages' steps work: ${pages[*]##*/}"

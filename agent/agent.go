@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -45,6 +46,7 @@ type Agent struct {
 type chatDefaults struct {
 	provider    string
 	model       string
+	fallback    []chat.Route
 	temperature *float64
 	topP        *float64
 	maxTokens   *int
@@ -97,6 +99,14 @@ func (a *Agent) option(name string) *OptionBuilder { return &OptionBuilder{a: a,
 func (a *Agent) WithModel(provider, model string) *OptionBuilder {
 	a.chat.provider, a.chat.model = provider, model
 	return a.option(OptionModel)
+}
+
+// WithFallback sets the models a run moves on to, in order, when the model of [Agent.WithModel] keeps failing
+// with a rate limit, an overload, a server error or an answer cut short (see [chat.Fallback]). A route with no
+// provider takes the provider before it. The list is open to settings ("fallback") when the model is: a tenant
+// that may choose its model may store its own list.
+func (a *Agent) WithFallback(routes ...chat.Route) {
+	a.chat.fallback = append([]chat.Route(nil), routes...)
 }
 
 // WithTemperature sets the sampling temperature.
@@ -179,8 +189,10 @@ func (a *Agent) DeclaredTools(d Declarer, n int, build func([]*toolset.ToolBuild
 
 // The names of the chat options in settings documents and in [Declaration.Configurable].
 const (
-	OptionProvider    = "provider"
-	OptionModel       = "model"
+	OptionProvider = "provider"
+	OptionModel    = "model"
+	// OptionFallback is open to settings wherever OptionModel is.
+	OptionFallback    = "fallback"
 	OptionTemperature = "temperature"
 	OptionTopP        = "top_p"
 	OptionMaxTokens   = "max_tokens"

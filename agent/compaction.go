@@ -493,6 +493,22 @@ func (c *compactor) hash(msgs []chat.Message) uint64 {
 			case chat.Raw:
 				h.WriteByte('w')
 				h.Write(p.Data)
+			case chat.Reasoning:
+				h.WriteByte('g')
+				h.WriteString(p.Provider)
+				h.WriteByte(0)
+				h.WriteString(p.Text)
+				h.WriteByte(0)
+				h.WriteString(p.Encrypted)
+				h.WriteByte(0)
+				h.WriteString(p.Signature)
+			case chat.File:
+				h.WriteByte('f')
+				h.WriteString(p.MediaType)
+				h.WriteByte(0)
+				h.WriteString(p.URL)
+				h.WriteByte(0)
+				h.Write(p.Data)
 			default:
 				h.WriteByte('o')
 			}
@@ -527,10 +543,18 @@ func messageBytes(m chat.Message) int {
 			n += len(p.CallID) + len(p.Result) + len(p.Error)
 		case chat.Raw:
 			n += len(p.Data)
+		case chat.Reasoning:
+			n += len(p.Text) + len(p.Encrypted)
+		case chat.File:
+			// Providers bill an image or a page by its size on screen, not its bytes: about a thousand tokens.
+			n += fileBytes + len(p.URL)
 		}
 	}
 	return n
 }
+
+// fileBytes is what the estimate counts for a file, a thousand tokens' worth of text.
+const fileBytes = 4000
 
 // optionsBytes is the size the estimate counts for what the options add to a request.
 func optionsBytes(o *chat.Options) int {

@@ -44,8 +44,14 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 	props := map[string]any{}
 	nullable := func(t string) map[string]any { return map[string]any{"type": []string{t, "null"}} }
 	chatOptions := map[string]map[string]any{
-		OptionProvider:    {"type": "string"},
-		OptionModel:       {"type": "string"},
+		OptionProvider: {"type": "string"},
+		OptionModel:    {"type": "string"},
+		OptionFallback: {"type": []string{"array", "null"}, "maxItems": maxFallback, "items": map[string]any{
+			"type":                 "object",
+			"properties":           map[string]any{"provider": map[string]any{"type": "string"}, "model": map[string]any{"type": "string", "minLength": 1}},
+			"required":             []string{"model"},
+			"additionalProperties": false,
+		}},
 		OptionTemperature: nullable("number"),
 		OptionTopP:        nullable("number"),
 		OptionMaxTokens:   nullable("integer"),
@@ -55,6 +61,9 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 	for _, name := range h.decl.Configurable {
 		if s, ok := chatOptions[name]; ok {
 			props[name] = s
+		}
+		if name == OptionModel {
+			props[OptionFallback] = chatOptions[OptionFallback]
 		}
 	}
 	props[SettingMaxIterations] = map[string]any{"type": "integer", "minimum": 1}

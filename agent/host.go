@@ -34,6 +34,11 @@ type Config struct {
 	// model.
 	Client    chat.Client
 	Providers *chat.Providers
+	// Retry says how a model call that failed with a rate limit, an overload, a server error or an answer cut
+	// short is tried again, inside the run's deadline (see [chat.Retry]); nil means [chat.DefaultRetryPolicy],
+	// and MaxAttempts 1 turns retrying off. Each model of a fallback list (see [Agent.WithFallback]) is tried
+	// this way before the next is asked.
+	Retry *chat.RetryPolicy
 
 	// Settings returns the tenant's stored settings; nil means none, or Store's when Store is set.
 	Settings SettingsSource
@@ -80,7 +85,8 @@ type Config struct {
 	// ToolTimeout bounds each tool call. A tool still running when it passes is abandoned and the model told it
 	// timed out. Zero means no bound beyond the run's context.
 	ToolTimeout time.Duration
-	// Logger receives what the model must not read, such as a panicking tool's stack. Nil discards it.
+	// Logger receives what the model must not read, such as a panicking tool's value and stack. Nil means
+	// [slog.Default] at the time of the log; slog.New(slog.DiscardHandler) discards it.
 	Logger *slog.Logger
 
 	// Handoffs are the agents a run with a [Conversation] may hand the conversation to, each offered as a tool
@@ -184,6 +190,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, ErrNoClient
 	}
 	h.offer = h.combine()
+	if err := h.checkSchemas(context.Background()); err != nil {
+		return nil, err
+	}
 	if err := h.AddHandoffs(cfg.Handoffs...); err != nil {
 		return nil, err
 	}
@@ -377,7 +386,36 @@ func (h *Host) resolve(ctx context.Context, st *runState) (chat.Client, error) {
 	st.opts = r.opts // a copy: the agent's recorded defaults stay as they are
 	st.opts.Tools = tools
 
-	return h.client(ctx, r.provider, st.opts.Model)
+	return h.runClient(ctx, r.provider, st.opts.Model, r.fallback)
+}
+
+// runClient returns the client a run calls: its model's, tried again as Config.Retry says, then each model of
+// the fallback list in turn. Every client of the list is made before the run starts, so that a provider that
+// is not registered fails the run at once rather than when the first model fails.
+func (h *Host) runClient(ctx context.Context, provider, model string, fallback []chat.Route) (chat.Client, error) {
+	retry := chat.Retry(h.cfg.Retry)
+	primary, err := h.client(ctx, provider, model)
+	if err != nil {
+		return nil, err
+	}
+	if len(fallback) == 0 {
+		return retry(primary), nil
+	}
+	if h.fixed != nil {
+		return nil, fmt.Errorf("agent %s: a fallback list needs Config.Providers, not Config.Client", h.decl.Name)
+	}
+	cands := []chat.Candidate{{Route: chat.Route{Provider: provider, Model: model}, Client: retry(primary)}}
+	for _, r := range fallback {
+		if r.Provider == "" {
+			r.Provider = cands[len(cands)-1].Route.Provider
+		}
+		c, err := h.client(ctx, r.Provider, r.Model)
+		if err != nil {
+			return nil, fmt.Errorf("fallback %s: %w", r, err)
+		}
+		cands = append(cands, chat.Candidate{Route: r, Client: retry(c)})
+	}
+	return chat.Fallback(cands, nil), nil
 }
 
 // client returns the provider's client for a run, instrumented: Config.Client, or the one Config.Providers makes.

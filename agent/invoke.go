@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"unicode/utf8"
 
@@ -110,17 +111,22 @@ func (h *Host) errorText(ctx context.Context, tool *toolset.Tool, err error) str
 	case errors.As(err, &retry), errors.As(err, &arg), errors.As(err, &te):
 		return err.Error()
 	case errors.As(err, &pe):
-		if h.cfg.Logger != nil {
-			h.cfg.Logger.ErrorContext(ctx, "tool panicked", "tool", tool.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
-		}
+		h.logger().ErrorContext(ctx, "tool panicked", "tool", tool.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 		return pe.Error()
 	case h.cfg.HideToolErrors:
-		if h.cfg.Logger != nil {
-			h.cfg.Logger.WarnContext(ctx, "tool failed", "tool", tool.Name, "error", err)
-		}
+		h.logger().WarnContext(ctx, "tool failed", "tool", tool.Name, "error", err)
 		return fmt.Sprintf("tool %q failed", tool.Name)
 	}
 	return err.Error()
+}
+
+// logger is Config.Logger, or slog.Default when it is nil: a panic's value and stack must reach the developer
+// even when the host was built without a logger.
+func (h *Host) logger() *slog.Logger {
+	if h.cfg.Logger != nil {
+		return h.cfg.Logger
+	}
+	return slog.Default()
 }
 
 // capResult cuts a result longer than the host's cap. The cut result is a JSON string holding the start of the

@@ -13,7 +13,7 @@ type RunOption func(*runInput)
 type runInput struct {
 	history    []chat.Message
 	input      []chat.Message
-	parts      []chat.Part // parts of the user's input message: text and approval answers
+	parts      []chat.Part // parts of the user's input message: text, files and approval answers
 	settingsID string
 	// conversationID names the stored conversation the run continues (see Conversation).
 	conversationID string
@@ -28,6 +28,16 @@ type runInput struct {
 // Text adds text to the user's input message.
 func Text(text string) RunOption {
 	return func(r *runInput) { r.parts = append(r.parts, chat.Text{Text: text}) }
+}
+
+// Files adds images or documents to the user's input message, after any text before them. Providers that
+// cannot take a file's media type refuse the request with an error naming it.
+func Files(files ...chat.File) RunOption {
+	return func(r *runInput) {
+		for _, f := range files {
+			r.parts = append(r.parts, f)
+		}
+	}
 }
 
 // Input adds whole messages to the run's input, after the history.

@@ -13,6 +13,7 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //	checkpoints               each step stored before the next model call (checkpoint.go)
 //	unique call ids           repeated call ids made unique, against the run's whole history
 //	Config.Inner              compaction belongs here, below the unique call ids, which must see what it removes
+//	cache hints               the stable prefix marked for prompt caching (cachehints.go)
 //	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
 //
 // conv is nil for a run without a conversation, which has neither the conversation nor the checkpoints.
@@ -27,7 +28,7 @@ func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRu
 // stages builds the pipeline below the conversation: what an agent a run is handed to runs, under the
 // conversation of the run it continues (see handoff.go).
 func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
-	st.ids = uniqueCallIDs{next: chat.Chain(provider, h.cfg.Inner...)}
+	st.ids = uniqueCallIDs{next: chat.Chain(cacheHints{provider}, h.cfg.Inner...)}
 	var inner chat.Client = &st.ids
 	if conv != nil {
 		inner = &checkpoint{next: inner, conv: conv}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,8 @@ func (e *SettingsError) Unwrap() error { return e.Err }
 // resolved holds a run's options after every settings layer.
 type resolved struct {
 	provider string
+	// fallback lists the models to move on to after the run's own (see Agent.WithFallback).
+	fallback []chat.Route
 	opts     chat.Options
 	limits   limits
 	// toolLayers holds, per key of "tools", the overrides of each layer in order.
@@ -82,7 +85,7 @@ const (
 
 // codeDefaults returns the options the agent's code sets: the first layer.
 func codeDefaults(a *Agent) resolved {
-	r := resolved{provider: a.chat.provider}
+	r := resolved{provider: a.chat.provider, fallback: a.chat.fallback}
 	r.opts.Model = a.chat.model
 	r.opts.Temperature = a.chat.temperature
 	r.opts.TopP = a.chat.topP
@@ -127,8 +130,12 @@ func (r *resolved) apply(layer string, doc json.RawMessage, configurable []strin
 
 func (r *resolved) applyField(key string, v json.RawMessage, configurable []string) error {
 	switch key {
-	case OptionProvider, OptionModel, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed, OptionStop:
-		if !slices.Contains(configurable, key) {
+	case OptionProvider, OptionModel, OptionFallback, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed, OptionStop:
+		gate := key
+		if key == OptionFallback {
+			gate = OptionModel // a tenant that may choose its model may choose what follows it
+		}
+		if !slices.Contains(configurable, gate) {
 			return fmt.Errorf("the agent does not let settings change this option")
 		}
 	}
@@ -138,6 +145,8 @@ func (r *resolved) applyField(key string, v json.RawMessage, configurable []stri
 		return json.Unmarshal(v, &r.provider)
 	case OptionModel:
 		return json.Unmarshal(v, &o.Model)
+	case OptionFallback:
+		return unmarshalRoutes(v, &r.fallback)
 	case OptionTemperature:
 		return unmarshalPtr(v, &o.Temperature)
 	case OptionTopP:
@@ -172,7 +181,7 @@ func (r *resolved) applyField(key string, v json.RawMessage, configurable []stri
 	return fmt.Errorf("unknown setting; known: %s", strings.Join(knownSettings, ", "))
 }
 
-var knownSettings = []string{OptionProvider, OptionModel, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed,
+var knownSettings = []string{OptionProvider, OptionModel, OptionFallback, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed,
 	OptionStop, SettingMaxIterations, SettingMaxRetries, SettingMaxConsecutiveErrors, SettingConcurrentTools, SettingTools}
 
 // unmarshalPtr sets *p from v; null clears it (back to the provider's default).
@@ -186,6 +195,29 @@ func unmarshalPtr[T any](v json.RawMessage, p **T) error {
 		return err
 	}
 	*p = &x
+	return nil
+}
+
+// maxFallback bounds a fallback list, so that a stored document cannot make one call try models without end.
+const maxFallback = 8
+
+// unmarshalRoutes sets *p from a list of {"provider", "model"} objects; null or [] clears it.
+func unmarshalRoutes(v json.RawMessage, p *[]chat.Route) error {
+	var routes []chat.Route
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&routes); err != nil {
+		return fmt.Errorf(`must be a list of {"provider": ..., "model": ...}: %w`, err)
+	}
+	if len(routes) > maxFallback {
+		return fmt.Errorf("lists %d models; at most %d are allowed", len(routes), maxFallback)
+	}
+	for i, r := range routes {
+		if r.Model == "" {
+			return fmt.Errorf("entry %d names no model", i)
+		}
+	}
+	*p = routes
 	return nil
 }
 

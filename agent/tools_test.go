@@ -79,6 +79,27 @@ func TestPanickingTool(t *testing.T) {
 	is.True(strings.Contains(logs.String(), "goroutine")) // with the stack
 }
 
+// TestPanicWithoutLogger shows where a panic goes when the host has no Logger, as in docs/getting-started.md:
+// to slog.Default, with its value and stack; the model still reads only that the tool failed. It changes the
+// process's default logger, so it does not run in parallel.
+func TestPanicWithoutLogger(t *testing.T) {
+	is := is.New(t)
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	boom := tool("boom", func(context.Context, json.RawMessage) (json.RawMessage, error) { panic("index out of range [3]") })
+	m := script(call(tc("1", "boom", `{}`)), say("ok"))
+	h := host(m, agent.Config{}, boom)
+	res, err := h.Run(context.Background(), agent.Text("x"))
+	is.NoErr(err)
+	is.Equal(res.Text(), "ok")
+	is.Equal(m.lastResults()["1"].Error, `tool "boom" failed unexpectedly`)
+	is.True(strings.Contains(logs.String(), "tool panicked"))
+	is.True(strings.Contains(logs.String(), "index out of range [3]"))
+	is.True(strings.Contains(logs.String(), "goroutine")) // the stack
+}
+
 func TestToolPastItsDeadline(t *testing.T) {
 	is := is.New(t)
 	release := make(chan struct{})

@@ -75,12 +75,20 @@ func TestOverTheWire(t *testing.T) {
 
 func TestOverTheWireProviderErrors(t *testing.T) {
 	is := is.New(t)
-	h, _ := wireHost(t, openaitest.RateLimited(2*time.Second))
-	_, err := h.Run(context.Background(), agent.Text("x"))
+	// A wait longer than the retry policy's MaxDelay ends the run at once with the typed error.
+	srv := openaitest.NewServer(openaitest.RateLimited(2 * time.Second))
+	defer srv.Close()
+	client := openai.New(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-test")).WithModel("gpt-test")
+	h, err := agent.NewHost(&Support{}, agent.Config{Toolsets: []toolset.Source{ticketsToolset()}, Client: client,
+		Retry: &chat.RetryPolicy{MaxDelay: time.Second}})
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("x"))
 	var pe *chat.ProviderError
 	is.True(errors.As(err, &pe))
 	is.Equal(pe.StatusCode, 429)
 	is.Equal(pe.RetryAfter, 2*time.Second)
+	is.True(errors.Is(err, chat.ErrRateLimited))
+	is.Equal(len(srv.Requests()), 1) // neither the host nor the SDK tried again
 
 	// A stream cut halfway ends a streamed run with an error, after the updates that arrived.
 	h2, _ := wireHost(t, openaitest.Reply{Text: "This answer is long enough to need several deltas.", TextDelta: 4, CutAfter: 3})
@@ -97,7 +105,7 @@ func TestOverTheWireProviderErrors(t *testing.T) {
 			}
 		}
 	}
-	is.True(last != nil)
+	is.True(errors.Is(last, chat.ErrStreamCut))
 	is.True(texts > 0)
 }
 

@@ -33,6 +33,7 @@ var diagnosticPackages = []string{
 	"example.com/tsh020",
 	"example.com/tsh021",
 	"example.com/tsh025",
+	"example.com/tsh030",
 	"example.com/clean",
 	"example.com/names/base",
 	"example.com/names/other",

@@ -46,11 +46,14 @@
 // TSH017: a toolset type has type parameters, or gets toolset.Toolset through another type instead of
 // embedding it.
 //
-// TSH018: the value given to WithSettings has a type other than the method's settings parameter.
+// TSH018: the value given to WithSettings has a type other than the method's settings parameter, or a constant
+// in its literal that the field's jsonschema tag refuses (a Days of 90 where the tag says maximum=28; a field
+// left out counts as its zero value).
 //
 // TSH019: a settings field marked configurable has a type that stored settings cannot hold.
 //
-// TSH020: a tool's input or result holds a type the generator cannot describe as JSON.
+// TSH020: a tool's input or result holds a type the generator cannot describe as JSON, a //typeshift:enum mark
+// on a type that is not a string, or an unexported field with a json or jsonschema tag that JSON leaves out.
 //
 // TSH021: a jsonschema struct tag cannot be read: an unknown key, a malformed value, or a constraint that does
 // not fit the field's type.
@@ -68,7 +71,8 @@
 // a method expression of it. A toolset of another package is known by the tools its source declares, from the
 // facts of the imported packages, so a pick that its out-of-date generated code still allows is caught too.
 //
-// TSH030: the generated file would declare an identifier twice: a method added as a tool twice, two tools whose
+// TSH030: the generated file would declare an identifier twice: a method added as a tool twice (a method is one
+// tool, under one name), two tools whose
 // toolset and method names run together alike (Ticket.SearchX and TicketSearch.X both give TicketSearchXID), or
 // a name the package declares itself, such as a type SupportSettings beside an agent Support.
 //

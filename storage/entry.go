@@ -59,8 +59,14 @@ func (t EntryType) Touches() bool {
 
 // EntrySchemaVersion is the version of the entry format this code writes. A
 // stored entry with a higher version was written by newer code and is
-// reported as a [*CorruptEntryError] rather than misread.
-const EntrySchemaVersion = 1
+// reported as a [*CorruptEntryError] rather than misread; an entry with a
+// lower one loads as it is.
+//
+// Version 2 added message parts (files, reasoning) and usage counts (cached
+// and reasoning tokens) to the JSON of messages; version 1 entries have none
+// of them and read the same as before. Code that only knows version 1 refuses
+// version 2 entries instead of failing on a part type it does not know.
+const EntrySchemaVersion = 2
 
 // Entry is one item of a conversation.
 type Entry struct {

@@ -53,7 +53,8 @@ func TestCheckStoredEntry(t *testing.T) {
 		corrupt   bool
 	}{
 		{"good", storage.Entry{Seq: 3, Type: storage.EntryResponse, Data: json.RawMessage(`{}`)}, 1, true, false},
-		{"future version", storage.Entry{Seq: 3, Type: storage.EntryResponse, Data: json.RawMessage(`{}`)}, 2, true, true},
+		{"current version", storage.Entry{Seq: 3, Type: storage.EntryResponse, Data: json.RawMessage(`{}`)}, storage.EntrySchemaVersion, true, false},
+		{"future version", storage.Entry{Seq: 3, Type: storage.EntryResponse, Data: json.RawMessage(`{}`)}, storage.EntrySchemaVersion + 1, true, true},
 		{"no version", storage.Entry{Seq: 3, Type: storage.EntryResponse, Data: json.RawMessage(`{}`)}, 0, true, true},
 		{"unknown type", storage.Entry{Seq: 3, Type: "x", Data: json.RawMessage(`{}`)}, 1, true, true},
 		{"bad data", storage.Entry{Seq: 3, Type: storage.EntryResponse, Data: json.RawMessage(`{`)}, 1, true, true},

@@ -153,14 +153,16 @@ func (h *Handler) agui(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.prepareProtocolRun(r, host, req.ThreadID, in); err != nil {
+	held, err := h.prepareProtocolRun(r, host, req.ThreadID, in)
+	if err != nil {
 		return err
 	}
 	runID := req.RunID
 	if runID == "" {
 		runID = newID()
 	}
-	s := &aguiSink{h: h, w: w, r: r, thread: req.ThreadID, run: runID, stream: newSSE(w, nil)}
+	s := &aguiSink{h: h, w: w, r: r, thread: req.ThreadID, run: runID, held: held,
+		sent: map[string]bool{}, stream: h.newSSE(w, nil)}
 	h.run(r, host, req.ThreadID, opts, s)
 	return nil
 }
@@ -172,6 +174,8 @@ type aguiSink struct {
 	r           *http.Request
 	stream      *sse
 	thread, run string
+	held        heldCalls       // the calls the client holds from the run that asked for their approval
+	sent        map[string]bool // the calls this run has sent
 	started     bool
 	messageID   string // the open text message, or ""
 	lastMessage string // the last assistant message, the parent of its tool calls
@@ -197,7 +201,12 @@ func (s *aguiSink) endText() {
 	}
 }
 
+// toolCall sends a call, unless the client holds it already: HttpAgent would append its arguments again.
 func (s *aguiSink) toolCall(c chat.ToolCall) {
+	if isHeld(s.held, c.ID) || s.sent[c.ID] {
+		return
+	}
+	s.sent[c.ID] = true
 	if s.lastMessage == "" {
 		s.lastMessage = newID()
 	}

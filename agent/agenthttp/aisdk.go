@@ -22,6 +22,9 @@ type uiChatRequest struct {
 	Messages []uiMessage `json:"messages"`
 	// Trigger is "submit-message" or "regenerate-message".
 	Trigger string `json:"trigger"`
+	// Mode, which the application adds to the body (the transport's body option), runs in this mode (one of
+	// Options.ClientModes); otherwise the conversation's mode goes on.
+	Mode *string `json:"mode"`
 }
 
 type uiMessage struct {
@@ -81,6 +84,7 @@ func uiInput(req *uiChatRequest) (input, error) {
 		return input{}, &fieldError{Pointer: at + "/role", Detail: `the last message must be the user's, or the assistant's with approval answers`}
 	}
 	in.text = strings.Join(texts, "\n")
+	in.mode = req.Mode
 	if in.text == "" && len(in.answers) == 0 {
 		return input{}, &fieldError{Pointer: at, Detail: "the message holds no text and no approval answer"}
 	}
@@ -104,7 +108,7 @@ func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	denied, err := h.prepareProtocolRun(r, host, req.ID, in)
+	held, err := h.prepareProtocolRun(r, host, req.ID, in)
 	if err != nil {
 		return err
 	}
@@ -112,7 +116,7 @@ func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error 
 	if last := req.Messages[len(req.Messages)-1]; last.Role == "assistant" && last.ID != "" {
 		msgID = last.ID // the answers continue the assistant's message
 	}
-	s := &uiSink{h: h, w: w, r: r, denied: denied, messageID: msgID, stream: newSSE(w, func(hd http.Header) {
+	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID, stream: h.newSSE(w, func(hd http.Header) {
 		hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 	})}
 	h.run(r, host, req.ID, opts, s)
@@ -138,25 +142,30 @@ func (h *Handler) protocolRequest(w http.ResponseWriter, r *http.Request, v any)
 
 // prepareProtocolRun checks a stream protocol's run on a conversation the client names: answers need the
 // tenant's conversation to exist (another tenant's is not found, as one that does not exist), while text starts
-// a new one. It returns the call ids the answers deny.
-func (h *Handler) prepareProtocolRun(r *http.Request, host *agent.Host, id string, in input) (map[string]bool, error) {
+// a new one. It returns the calls the client already holds: those of the requests the answers name.
+func (h *Handler) prepareProtocolRun(r *http.Request, host *agent.Host, id string, in input) (heldCalls, error) {
+	held := heldCalls{}
 	if len(in.answers) == 0 {
-		return nil, nil
+		return held, nil
 	}
 	st, err := h.conversationState(r.Context(), host, principal(r).SettingsID, id)
 	if err != nil {
 		return nil, err
 	}
-	denied := map[string]bool{}
 	for _, a := range in.answers {
 		for _, p := range st.Pending {
-			if p.ID == a.RequestID && !a.Approved {
-				denied[p.Call.ID] = true
+			if p.ID == a.RequestID {
+				held[p.Call.ID] = a.Approved
 			}
 		}
 	}
-	return denied, nil
+	return held, nil
 }
+
+// heldCalls maps the ids of the calls a client already holds, from an earlier stream, to whether their answer
+// approved them. A resumed run sends their results onto the calls the client holds, never the calls again: the
+// protocols' clients would append the arguments a second time (AG-UI) or show the call twice (the AI SDK).
+type heldCalls map[string]bool
 
 // uiSink writes a run as UI message chunks.
 type uiSink struct {
@@ -164,8 +173,10 @@ type uiSink struct {
 	w         http.ResponseWriter
 	r         *http.Request
 	stream    *sse
-	denied    map[string]bool // call ids whose denial the input carries
+	held      heldCalls       // the calls the client holds from the stream that asked for their approval
+	sent      map[string]bool // the calls this stream has sent
 	started   bool
+	stepOpen  bool
 	messageID string
 	textID    string // the open text part, or ""
 }
@@ -178,7 +189,15 @@ func (s *uiSink) begin() {
 	}
 	s.started = true
 	s.chunk(map[string]any{"type": "start", "messageId": s.messageID})
-	s.chunk(map[string]any{"type": "start-step"})
+}
+
+// step opens the stream's step before its first model output. The results of the calls the client holds come
+// before it, as the AI SDK's own server sends the results of approved tools.
+func (s *uiSink) step() {
+	if !s.stepOpen {
+		s.stepOpen = true
+		s.chunk(map[string]any{"type": "start-step"})
+	}
 }
 
 func (s *uiSink) endText() {
@@ -188,7 +207,13 @@ func (s *uiSink) endText() {
 	}
 }
 
+// toolInput sends a call, unless the client holds it already.
 func (s *uiSink) toolInput(c chat.ToolCall) {
+	if isHeld(s.held, c.ID) || s.sent[c.ID] {
+		return
+	}
+	s.sent[c.ID] = true
+	s.step()
 	s.chunk(map[string]any{"type": "tool-input-start", "toolCallId": c.ID, "toolName": c.Name, "dynamic": true})
 	s.chunk(map[string]any{"type": "tool-input-available", "toolCallId": c.ID, "toolName": c.Name,
 		"input": jsonOrString(c.Arguments), "dynamic": true})
@@ -203,6 +228,7 @@ func (s *uiSink) update(u chat.Update) {
 				continue
 			}
 			if s.textID == "" {
+				s.step()
 				s.textID = newID()
 				s.chunk(map[string]any{"type": "text-start", "id": s.textID})
 			}
@@ -216,8 +242,11 @@ func (s *uiSink) update(u chat.Update) {
 			s.chunk(map[string]any{"type": "tool-approval-request", "approvalId": p.ID, "toolCallId": p.Call.ID})
 		case chat.ToolResult:
 			s.endText()
+			if !isHeld(s.held, p.CallID) {
+				s.step()
+			}
 			switch {
-			case s.denied[p.CallID]:
+			case isHeld(s.held, p.CallID) && !s.held[p.CallID]:
 				s.chunk(map[string]any{"type": "tool-output-denied", "toolCallId": p.CallID})
 			case p.Error != "":
 				s.chunk(map[string]any{"type": "tool-output-error", "toolCallId": p.CallID, "errorText": p.Error, "dynamic": true})
@@ -235,7 +264,9 @@ func (s *uiSink) end(res *agent.Result, err error) {
 	if err != nil {
 		s.chunk(map[string]any{"type": "error", "errorText": problemOf(err).Detail})
 	}
-	s.chunk(map[string]any{"type": "finish-step"})
+	if s.stepOpen {
+		s.chunk(map[string]any{"type": "finish-step"})
+	}
 	reason := "stop"
 	switch {
 	case err != nil:
@@ -249,6 +280,12 @@ func (s *uiSink) end(res *agent.Result, err error) {
 	}
 	s.chunk(map[string]any{"type": "finish", "finishReason": reason})
 	s.stream.raw("[DONE]")
+}
+
+// isHeld reports whether the client holds the call.
+func isHeld(held heldCalls, callID string) bool {
+	_, ok := held[callID]
+	return ok
 }
 
 func (s *uiSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }

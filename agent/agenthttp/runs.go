@@ -63,12 +63,17 @@ func requestOf(r chat.ApprovalRequest) requestJSON {
 }
 
 type usageJSON struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	TotalTokens  int64 `json:"total_tokens"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 }
 
-func usageOf(u chat.Usage) usageJSON { return usageJSON{u.InputTokens, u.OutputTokens, u.TotalTokens} }
+func usageOf(u chat.Usage) usageJSON {
+	return usageJSON{u.InputTokens, u.OutputTokens, u.TotalTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens}
+}
 
 // resultJSON is a run's outcome.
 type resultJSON struct {

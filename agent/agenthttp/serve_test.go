@@ -283,7 +283,8 @@ func TestAuthentication(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t, memory.New())
 	_, err := agenthttp.New([]*agent.Host{e.host}, agenthttp.Options{Store: e.store})
-	is.True(err != nil) // no default trusts anything
+	is.True(err != nil)                                                                // no default trusts anything
+	is.True(strings.Contains(err.Error(), "Options.DevelopmentTenantHeader takes it")) // the error names the way to try it out
 
 	var logs bytes.Buffer
 	h, err := agenthttp.New([]*agent.Host{e.host}, agenthttp.Options{Store: e.store, DevelopmentTenantHeader: "X-Tenant",

@@ -1,6 +1,7 @@
 package agenthttp
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -39,7 +40,11 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.conversationState(r.Context(), host, p.SettingsID, id); err != nil {
 		return err
 	}
-	stream := newSSE(w, nil)
+	// A watcher that stops reading is cut off at its first write past the deadline, which ends the watch.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stream := h.newSSE(w, nil)
+	stream.onGone = cancel
 	defer stream.close()
 	// Answer at once, so the client knows the stream is accepted before the first update arrives.
 	stream.mu.Lock()
@@ -50,7 +55,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 	resets := 0
 	for {
 		reset := false
-		for u, err := range host.WatchAfter(r.Context(), p.SettingsID, id, after) {
+		for u, err := range host.WatchAfter(ctx, p.SettingsID, id, after) {
 			if err != nil {
 				if errors.Is(err, agent.ErrWatchBehind) && resets < maxResets {
 					// Updates after the last one seen are gone: say so, then follow from now.
@@ -77,7 +82,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 			sink.collecting = false
 			sink.flushCollected(strconv.FormatInt(u.ID, 10))
 		}
-		if !reset || r.Context().Err() != nil {
+		if !reset || ctx.Err() != nil {
 			return nil
 		}
 	}

@@ -52,6 +52,12 @@ type Options struct {
 	ResponseFormat *ResponseFormat
 	// Instructions are prepended as a system message by the provider.
 	Instructions string
+	// CacheMessages marks the request's stable prefix for providers with explicit prompt caching (Anthropic):
+	// the instructions, the tools and the first CacheMessages messages will be sent again unchanged, so the
+	// provider may cache them and bill later requests less. Zero asks for no cache marks; providers that cache
+	// on their own (OpenAI, Gemini) ignore it. It counts msgs as given to the client, and values beyond
+	// len(msgs) count as len(msgs).
+	CacheMessages int
 	// Extra holds provider-specific request fields, passed through as JSON.
 	Extra map[string]json.RawMessage
 }
@@ -97,15 +103,30 @@ type Response struct {
 	FinishReason FinishReason
 }
 
-// Usage counts tokens.
+// Usage counts tokens. The detail counts are shares of the totals, never added to them: InputTokens counts every
+// input token, cached or not (providers that report cached tokens apart, such as Anthropic, add them in), and
+// OutputTokens counts reasoning tokens too (providers that report them apart, such as Gemini, add them in).
 type Usage struct {
 	// InputTokens counts the request, OutputTokens the answer, TotalTokens both.
 	InputTokens, OutputTokens, TotalTokens int64
+	// CacheReadTokens counts the input tokens read from the provider's prompt cache.
+	CacheReadTokens int64
+	// CacheWriteTokens counts the input tokens written to the provider's prompt cache.
+	CacheWriteTokens int64
+	// ReasoningTokens counts the output tokens the model spent reasoning.
+	ReasoningTokens int64
 }
 
-// Add returns u plus v.
+// Add returns u plus v, field by field.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.TotalTokens + v.TotalTokens}
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		TotalTokens:      u.TotalTokens + v.TotalTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
+	}
 }
 
 // FinishReason says why a model stopped.
@@ -119,8 +140,9 @@ const (
 	FinishContentFilter FinishReason = "content_filter"
 )
 
-// An Update is one piece of a streamed response. Text arrives in Text parts as deltas; a ToolCall part
-// arrives whole, once the provider has assembled its arguments; usage arrives in a UsagePart.
+// An Update is one piece of a streamed response. Text arrives in Text parts as deltas; reasoning arrives in
+// Reasoning parts as deltas of its Text, its Signature or Encrypted form set on the last one (see [Collect]); a
+// ToolCall part arrives whole, once the provider has assembled its arguments; usage arrives in a UsagePart.
 type Update struct {
 	// ResponseID and Model identify the response and the model that wrote it, when the provider says.
 	ResponseID string

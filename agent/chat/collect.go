@@ -1,7 +1,8 @@
 package chat
 
 // Collect reads a stream to its end and assembles the whole response: consecutive text deltas join into one
-// Text part, other parts are kept in order.
+// Text part, consecutive reasoning deltas into one Reasoning part (see [JoinReasoning]), other parts are kept
+// in order.
 func Collect(updates func(yield func(Update, error) bool)) (*Response, error) {
 	resp := &Response{}
 	var msg *Message
@@ -40,8 +41,34 @@ func Collect(updates func(yield func(Update, error) bool)) (*Response, error) {
 					continue
 				}
 			}
+			if r, ok := p.(Reasoning); ok && len(msg.Parts) > 0 {
+				if last, ok := msg.Parts[len(msg.Parts)-1].(Reasoning); ok {
+					if joined, ok := JoinReasoning(last, r); ok {
+						msg.Parts[len(msg.Parts)-1] = joined
+						continue
+					}
+				}
+			}
 			msg.Parts = append(msg.Parts, p)
 		}
 	}
 	return resp, nil
+}
+
+// JoinReasoning joins a streamed reasoning delta next to the part before it, prev, and reports whether it did.
+// A delta continues prev when both come from the same provider, prev is not finished (it has neither a
+// Signature nor an Encrypted form yet) and their IDs agree (or one is empty): the texts concatenate, and the
+// other fields take the delta's value where prev has none. Otherwise the delta begins a new part.
+func JoinReasoning(prev, next Reasoning) (Reasoning, bool) {
+	if prev.Provider != next.Provider || prev.Signature != "" || prev.Encrypted != "" ||
+		(prev.ID != "" && next.ID != "" && prev.ID != next.ID) {
+		return prev, false
+	}
+	prev.Text += next.Text
+	if prev.ID == "" {
+		prev.ID = next.ID
+	}
+	prev.Encrypted = next.Encrypted
+	prev.Signature = next.Signature
+	return prev, true
 }

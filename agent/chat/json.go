@@ -2,6 +2,7 @@ package chat
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +19,8 @@ var ErrUnknownPart = errors.New("unknown part type")
 //	  {"type":"text","text":"Let me look."},
 //	  {"type":"tool_call","id":"call_1","name":"get_ticket","arguments":{"number":4711}}]}
 //
-// Each part carries a "type" discriminator: text, tool_call, tool_result, approval_request, approval_answer,
-// usage or raw. Arguments, results and raw data are embedded as JSON when they are valid JSON; a model's malformed
+// Each part carries a "type" discriminator: text, file, reasoning, tool_call, tool_result, approval_request,
+// approval_answer, usage or raw. A file's bytes are base64 in "bytes". Arguments, results and raw data are embedded as JSON when they are valid JSON; a model's malformed
 // arguments are kept verbatim in a "*_text" field instead, so that nothing stored is lost or rewritten.
 type wireMessage struct {
 	Role       Role       `json:"role"`
@@ -50,13 +51,22 @@ type wirePart struct {
 	Reason    string `json:"reason,omitempty"`
 	Always    string `json:"always,omitempty"`
 
-	InputTokens  int64 `json:"input_tokens,omitempty"`
-	OutputTokens int64 `json:"output_tokens,omitempty"`
-	TotalTokens  int64 `json:"total_tokens,omitempty"`
+	InputTokens      int64 `json:"input_tokens,omitempty"`
+	OutputTokens     int64 `json:"output_tokens,omitempty"`
+	TotalTokens      int64 `json:"total_tokens,omitempty"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 
 	Provider string          `json:"provider,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"`
 	DataText *string         `json:"data_text,omitempty"`
+
+	MediaType string `json:"media_type,omitempty"`
+	Bytes     []byte `json:"bytes,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Encrypted string `json:"encrypted,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // MarshalJSON encodes the message with a type discriminator on each part.
@@ -136,8 +146,14 @@ func encodePart(p Part) (wirePart, error) {
 			return wirePart{}, err
 		}
 		return wirePart{Type: "approval_answer", RequestID: p.RequestID, Approved: p.Approved, Reason: p.Reason, Always: always}, nil
+	case File:
+		return wirePart{Type: "file", Name: p.Name, MediaType: p.MediaType, Bytes: p.Data, URL: p.URL}, nil
+	case Reasoning:
+		return wirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature}, nil
 	case UsagePart:
-		return wirePart{Type: "usage", InputTokens: p.Usage.InputTokens, OutputTokens: p.Usage.OutputTokens, TotalTokens: p.Usage.TotalTokens}, nil
+		u := p.Usage
+		return wirePart{Type: "usage", InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+			CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}, nil
 	case Raw:
 		w := wirePart{Type: "raw", Provider: p.Provider}
 		w.Data, w.DataText = embed(p.Data)
@@ -174,8 +190,13 @@ func decodePart(w *wirePart) (Part, error) {
 			return nil, err
 		}
 		return ApprovalAnswer{RequestID: w.RequestID, Approved: w.Approved, Reason: w.Reason, Always: always}, nil
+	case "file":
+		return File{Name: w.Name, MediaType: w.MediaType, Data: w.Bytes, URL: w.URL}, nil
+	case "reasoning":
+		return Reasoning{Provider: w.Provider, ID: w.ID, Text: w.Text, Encrypted: w.Encrypted, Signature: w.Signature}, nil
 	case "usage":
-		return UsagePart{Usage: Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, TotalTokens: w.TotalTokens}}, nil
+		return UsagePart{Usage: Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, TotalTokens: w.TotalTokens,
+			CacheReadTokens: w.CacheReadTokens, CacheWriteTokens: w.CacheWriteTokens, ReasoningTokens: w.ReasoningTokens}}, nil
 	case "raw":
 		return Raw{Provider: w.Provider, Data: unembed(w.Data, w.DataText)}, nil
 	case "":
@@ -268,7 +289,8 @@ var (
 	messageKeys = []string{"role", "author_name", "parts"}
 	partKeys    = []string{"type", "text", "id", "name", "arguments", "arguments_text", "call_id", "result",
 		"result_text", "error", "call", "tool_id", "request_id", "approved", "reason", "always", "input_tokens",
-		"output_tokens", "total_tokens", "provider", "data", "data_text"}
+		"output_tokens", "total_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "provider",
+		"data", "data_text", "media_type", "bytes", "url", "encrypted", "signature"}
 )
 
 // foldsTo reports whether key equals one of names ignoring case, as encoding/json matches keys.
@@ -469,6 +491,36 @@ func decodeWirePart(d *tooljson.Decoder, w *wirePart) bool {
 		case "data_text":
 			bit = 1 << 21
 			w.DataText = readText(d)
+		case "cache_read_tokens":
+			bit = 1 << 22
+			readInt(d, &w.CacheReadTokens)
+		case "cache_write_tokens":
+			bit = 1 << 23
+			readInt(d, &w.CacheWriteTokens)
+		case "reasoning_tokens":
+			bit = 1 << 24
+			readInt(d, &w.ReasoningTokens)
+		case "media_type":
+			bit = 1 << 25
+			readString(d, &w.MediaType)
+		case "bytes":
+			bit = 1 << 26
+			if !d.Null() {
+				b, ok := decodeBase64(d.StringBytes())
+				if !ok {
+					return false // encoding/json words the error
+				}
+				w.Bytes = b
+			}
+		case "url":
+			bit = 1 << 27
+			readString(d, &w.URL)
+		case "encrypted":
+			bit = 1 << 28
+			readString(d, &w.Encrypted)
+		case "signature":
+			bit = 1 << 29
+			readString(d, &w.Signature)
 		default:
 			if foldsTo(key, partKeys) {
 				return false
@@ -497,6 +549,16 @@ func readInt(d *tooljson.Decoder, v *int64) {
 	}
 }
 
+// decodeBase64 decodes a []byte field as encoding/json does: standard base64, an empty string an empty slice.
+func decodeBase64(s []byte) ([]byte, bool) {
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+	n, err := base64.StdEncoding.Decode(b, s)
+	if err != nil {
+		return nil, false
+	}
+	return b[:n], true
+}
+
 // readText reads a *_text field: null is absent.
 func readText(d *tooljson.Decoder) *string {
 	if d.Null() {
@@ -516,7 +578,8 @@ func decodeType(b []byte) string {
 	return string(b)
 }
 
-var partTypes = [...]string{"text", "tool_call", "tool_result", "approval_request", "approval_answer", "usage", "raw"}
+var partTypes = [...]string{"text", "tool_call", "tool_result", "approval_request", "approval_answer", "usage", "raw",
+	"file", "reasoning"}
 
 // decodeAlways returns the known scopes as constants, saving their copies.
 func decodeAlways(b []byte) string {
@@ -573,6 +636,10 @@ func messageSize(m *Message) int {
 			n += 128 + len(p.ID) + len(p.ToolID) + len(p.Call.ID) + len(p.Call.Name) + len(p.Call.Arguments)
 		case Raw:
 			n += 48 + len(p.Provider) + len(p.Data)
+		case File:
+			n += 64 + len(p.MediaType) + len(p.Name) + len(p.URL) + base64.StdEncoding.EncodedLen(len(p.Data))
+		case Reasoning:
+			n += 96 + len(p.Provider) + len(p.ID) + len(p.Text) + len(p.Encrypted) + len(p.Signature)
 		default:
 			n += 96
 		}
@@ -629,9 +696,21 @@ func appendWirePart(b []byte, w *wirePart) []byte {
 	b = appendIntField(b, `,"input_tokens":`, w.InputTokens)
 	b = appendIntField(b, `,"output_tokens":`, w.OutputTokens)
 	b = appendIntField(b, `,"total_tokens":`, w.TotalTokens)
+	b = appendIntField(b, `,"cache_read_tokens":`, w.CacheReadTokens)
+	b = appendIntField(b, `,"cache_write_tokens":`, w.CacheWriteTokens)
+	b = appendIntField(b, `,"reasoning_tokens":`, w.ReasoningTokens)
 	b = appendStringField(b, `,"provider":`, w.Provider)
 	b = appendRawField(b, `,"data":`, w.Data)
 	b = appendTextField(b, `,"data_text":`, w.DataText)
+	b = appendStringField(b, `,"media_type":`, w.MediaType)
+	if len(w.Bytes) > 0 {
+		b = append(b, `,"bytes":"`...)
+		b = base64.StdEncoding.AppendEncode(b, w.Bytes)
+		b = append(b, '"')
+	}
+	b = appendStringField(b, `,"url":`, w.URL)
+	b = appendStringField(b, `,"encrypted":`, w.Encrypted)
+	b = appendStringField(b, `,"signature":`, w.Signature)
 	return append(b, '}')
 }
 

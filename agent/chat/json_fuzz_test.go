@@ -43,13 +43,22 @@ type refWirePart struct {
 	Reason    string `json:"reason,omitempty"`
 	Always    string `json:"always,omitempty"`
 
-	InputTokens  int64 `json:"input_tokens,omitempty"`
-	OutputTokens int64 `json:"output_tokens,omitempty"`
-	TotalTokens  int64 `json:"total_tokens,omitempty"`
+	InputTokens      int64 `json:"input_tokens,omitempty"`
+	OutputTokens     int64 `json:"output_tokens,omitempty"`
+	TotalTokens      int64 `json:"total_tokens,omitempty"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 
 	Provider string          `json:"provider,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"`
 	DataText *string         `json:"data_text,omitempty"`
+
+	MediaType string `json:"media_type,omitempty"`
+	Bytes     []byte `json:"bytes,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Encrypted string `json:"encrypted,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // refMarshalMessage is the encoder before the single-pass one: the reference its output must equal.
@@ -133,8 +142,14 @@ func refEncodePart(p chat.Part) (refWirePart, error) {
 			return refWirePart{}, err
 		}
 		return refWirePart{Type: "approval_answer", RequestID: p.RequestID, Approved: p.Approved, Reason: p.Reason, Always: always}, nil
+	case chat.File:
+		return refWirePart{Type: "file", Name: p.Name, MediaType: p.MediaType, Bytes: p.Data, URL: p.URL}, nil
+	case chat.Reasoning:
+		return refWirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature}, nil
 	case chat.UsagePart:
-		return refWirePart{Type: "usage", InputTokens: p.Usage.InputTokens, OutputTokens: p.Usage.OutputTokens, TotalTokens: p.Usage.TotalTokens}, nil
+		u := p.Usage
+		return refWirePart{Type: "usage", InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+			CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}, nil
 	case chat.Raw:
 		w := refWirePart{Type: "raw", Provider: p.Provider}
 		w.Data, w.DataText = refEmbed(p.Data)
@@ -171,8 +186,13 @@ func refDecodePart(w *refWirePart) (chat.Part, error) {
 			return nil, err
 		}
 		return chat.ApprovalAnswer{RequestID: w.RequestID, Approved: w.Approved, Reason: w.Reason, Always: always}, nil
+	case "file":
+		return chat.File{Name: w.Name, MediaType: w.MediaType, Data: w.Bytes, URL: w.URL}, nil
+	case "reasoning":
+		return chat.Reasoning{Provider: w.Provider, ID: w.ID, Text: w.Text, Encrypted: w.Encrypted, Signature: w.Signature}, nil
 	case "usage":
-		return chat.UsagePart{Usage: chat.Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, TotalTokens: w.TotalTokens}}, nil
+		return chat.UsagePart{Usage: chat.Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, TotalTokens: w.TotalTokens,
+			CacheReadTokens: w.CacheReadTokens, CacheWriteTokens: w.CacheWriteTokens, ReasoningTokens: w.ReasoningTokens}}, nil
 	case "raw":
 		return chat.Raw{Provider: w.Provider, Data: refUnembed(w.Data, w.DataText)}, nil
 	case "":

@@ -24,6 +24,18 @@ func allParts() []chat.Message {
 			chat.ToolCall{ID: "call_3", Name: "list", Arguments: json.RawMessage{}},
 			chat.UsagePart{Usage: chat.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}},
 		}},
+		{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.Reasoning{Provider: "anthropic", Text: "The user wants ticket 4711.", Signature: "EqQBCkYIBxgC"},
+			chat.Reasoning{Provider: "anthropic", Encrypted: "EmwKAhgBEgy3va3pzix"},
+			chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "**Looking up**", Encrypted: "gAAAAB"},
+			chat.ToolCall{ID: "call_5", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4712}`)},
+			chat.UsagePart{Usage: chat.Usage{InputTokens: 1200, OutputTokens: 300, TotalTokens: 1500,
+				CacheReadTokens: 1000, CacheWriteTokens: 150, ReasoningTokens: 240}},
+		}},
+		chat.UserFile("What is on this screenshot?",
+			chat.File{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\xff"), Name: "screen.png"},
+			chat.File{URL: "https://example.com/cat.jpg"},
+			chat.File{MediaType: "application/pdf", URL: "https://example.com/manual.pdf", Name: "manual.pdf"}),
 		{Role: chat.RoleTool, Parts: []chat.Part{
 			chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`{"title":"Printer"}`)},
 			chat.ToolResult{CallID: "call_2", Error: "argument number: unexpected end of JSON"},
@@ -64,9 +76,20 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 	// The malformed arguments come back byte for byte, and typed.
 	call := got[2].Parts[2].(chat.ToolCall)
 	is.Equal(string(call.Arguments), `{"number":47`)
-	is.Equal(got[5].Parts[0].(chat.ApprovalAnswer).Always, chat.ForArguments)
-	is.Equal(got[4].Parts[0].(chat.ApprovalRequest).Call.Name, "close_ticket")
+	is.Equal(got[7].Parts[0].(chat.ApprovalAnswer).Always, chat.ForArguments)
+	is.Equal(got[6].Parts[0].(chat.ApprovalRequest).Call.Name, "close_ticket")
 	is.Equal(got[2].Parts[4].(chat.UsagePart).Usage.TotalTokens, int64(15))
+	// Reasoning, files and the detailed usage come back typed, bytes for bytes.
+	is.Equal(got[3].Parts[0], chat.Reasoning{Provider: "anthropic", Text: "The user wants ticket 4711.", Signature: "EqQBCkYIBxgC"})
+	is.Equal(got[3].Parts[2].(chat.Reasoning).Encrypted, "gAAAAB")
+	is.Equal(got[3].Parts[4].(chat.UsagePart).Usage, chat.Usage{InputTokens: 1200, OutputTokens: 300, TotalTokens: 1500,
+		CacheReadTokens: 1000, CacheWriteTokens: 150, ReasoningTokens: 240})
+	img := got[4].Parts[1].(chat.File)
+	is.Equal(img.Data, []byte("\x89PNG\r\n\x1a\n\x00\xff"))
+	is.Equal(img.MediaType, "image/png")
+	is.True(img.IsImage())
+	is.True(got[4].Parts[2].(chat.File).IsImage())  // a URL without a type is an image
+	is.True(!got[4].Parts[3].(chat.File).IsImage()) // a PDF is not
 }
 
 func TestMessageJSONShape(t *testing.T) {
@@ -177,6 +200,15 @@ func history() []chat.Message {
 
 // decodeCases are inputs at the edges of the wire form, for the differential tests and as fuzz seeds.
 var decodeCases = []string{
+	`[{"role":"user","parts":[{"type":"file","media_type":"image/png","bytes":"iVBORw0KGgo="}]}]`,
+	`[{"role":"user","parts":[{"type":"file","media_type":"image/png","bytes":""}]}]`,
+	`[{"role":"user","parts":[{"type":"file","media_type":"image/png","bytes":null,"url":"https://x/y.png"}]}]`,
+	`[{"role":"user","parts":[{"type":"file","bytes":"not base64!"}]}]`,
+	`[{"role":"user","parts":[{"type":"file","bytes":"iVBO\nRw0KGgo="}]}]`,
+	`[{"role":"user","parts":[{"type":"file","bytes":7}]}]`,
+	`[{"role":"assistant","parts":[{"type":"reasoning","provider":"anthropic","text":"hm","signature":"s1"},{"type":"reasoning","encrypted":"e"}]}]`,
+	`[{"role":"assistant","parts":[{"type":"usage","cache_read_tokens":5,"cache_write_tokens":6,"reasoning_tokens":7}]}]`,
+	`[{"role":"assistant","parts":[{"type":"usage","Cache_Read_Tokens":5}]}]`,
 	`null`, `[]`, ` [ ] `, `[null]`, `[{}]`, `[{"role":null,"author_name":null,"parts":null}]`,
 	`[{"role":"user","parts":[]}]`,
 	`[{"role":"tool","parts":[{"type":"tool_call","id":"c","name":"n","arguments":null}]}]`,

@@ -46,6 +46,18 @@ func (m Message) ToolCalls() []ToolCall {
 	return calls
 }
 
+// UserFile returns a user message with text followed by files (either may be empty).
+func UserFile(text string, files ...File) Message {
+	m := Message{Role: RoleUser}
+	if text != "" {
+		m.Parts = append(m.Parts, Text{Text: text})
+	}
+	for _, f := range files {
+		m.Parts = append(m.Parts, f)
+	}
+	return m
+}
+
 // UserText returns a user message with one text part.
 func UserText(text string) Message { return Message{Role: RoleUser, Parts: []Part{Text{Text: text}}} }
 
@@ -54,12 +66,49 @@ func SystemText(text string) Message {
 	return Message{Role: RoleSystem, Parts: []Part{Text{Text: text}}}
 }
 
-// A Part is one piece of a message. The set of parts is closed: Text, ToolCall, ToolResult, ApprovalRequest,
-// ApprovalAnswer, UsagePart and Raw.
+// A Part is one piece of a message. The set of parts is closed: Text, File, Reasoning, ToolCall, ToolResult,
+// ApprovalRequest, ApprovalAnswer, UsagePart and Raw.
 type Part interface{ isPart() }
 
 // Text is text written by a person or a model.
 type Text struct{ Text string }
+
+// File is an image or a document given to the model: its bytes with their media type, or a URL the provider
+// fetches. Exactly one of Data and URL is set.
+type File struct {
+	// MediaType is the IANA media type, such as "image/png" or "application/pdf". It is required with Data; with
+	// a URL, empty means an image of a type the provider works out.
+	MediaType string
+	// Data holds the file's bytes.
+	Data []byte
+	// URL names the file where the provider can fetch it: https, or a provider's own file reference.
+	URL string
+	// Name is the file's name, for providers that show or need one; it may be empty.
+	Name string
+}
+
+// IsImage reports whether f is an image: its media type is image/*, or it is a URL without a media type.
+func (f File) IsImage() bool {
+	return strings.HasPrefix(f.MediaType, "image/") || (f.MediaType == "" && f.URL != "")
+}
+
+// Reasoning is the model's reasoning before its answer, as the provider returned it: readable text (the
+// reasoning itself or a summary), an encrypted or redacted form, or both, with the signature the provider
+// checks when it is sent back. Providers send a Reasoning part back only to the provider named in Provider
+// and leave it out, silently, for any other: a conversation handed from one provider to another goes on.
+type Reasoning struct {
+	// Provider names the provider that wrote the part, as its ProviderName; only it reads the part back.
+	Provider string
+	// ID is the provider's id of the reasoning item, where it has one.
+	ID string
+	// Text is the readable reasoning, or its summary. It may be empty when only an encrypted form came.
+	Text string
+	// Encrypted is the opaque form the provider reads back: a redacted thinking block, encrypted content.
+	Encrypted string
+	// Signature is the provider's signature over the reasoning (or, for providers that sign a following part,
+	// such as a tool call, over that part). Providers whose signatures are bytes keep them in standard base64.
+	Signature string
+}
 
 // ToolCall is a model's request to call a tool.
 type ToolCall struct {
@@ -127,6 +176,8 @@ type Raw struct {
 }
 
 func (Text) isPart()            {}
+func (File) isPart()            {}
+func (Reasoning) isPart()       {}
 func (ToolCall) isPart()        {}
 func (ToolResult) isPart()      {}
 func (ApprovalRequest) isPart() {}

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,6 +19,55 @@ type Providers struct {
 	mu        sync.Mutex
 	factories map[string]ProviderFactory
 	clients   map[providerKey]*providerEntry
+	checks    map[string]SchemaCheck
+}
+
+// A SchemaCheck reports a tool's JSON Schema that a provider cannot take, as an error naming the tool, the field
+// and the provider (the providers of this module return a [*schemaprofile.Error]).
+//
+// [*schemaprofile.Error]: https://pkg.go.dev/github.com/typeshift-go/typeshift/agent/schemaprofile#Error
+type SchemaCheck func(tool string, schema json.RawMessage) error
+
+// A SchemaChecker is a client whose provider takes only part of JSON Schema. A host built on one client checks
+// the tools it offers with it, when it is built.
+type SchemaChecker interface {
+	CheckSchema(tool string, schema json.RawMessage) error
+}
+
+// SetSchemaCheck registers the schema check of a provider. A host checks the tools it offers against every
+// registered provider's check when it is built, since a tenant's settings may choose any of them: a tool a
+// provider cannot take fails the host's construction, not a run.
+func (p *Providers) SetSchemaCheck(name string, check SchemaCheck) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.checks == nil {
+		p.checks = make(map[string]SchemaCheck)
+	}
+	p.checks[name] = check
+}
+
+// CheckSchema runs the schema check of every registered provider that has one over a tool's schema, in the
+// order of the providers' names, and returns the first error.
+func (p *Providers) CheckSchema(tool string, schema json.RawMessage) error {
+	p.mu.Lock()
+	names := make([]string, 0, len(p.checks))
+	for n := range p.checks {
+		if _, ok := p.factories[n]; ok {
+			names = append(names, n)
+		}
+	}
+	checks := make([]SchemaCheck, len(names))
+	slices.Sort(names)
+	for i, n := range names {
+		checks[i] = p.checks[n]
+	}
+	p.mu.Unlock()
+	for _, check := range checks {
+		if err := check(tool, schema); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type providerKey struct{ provider, model string }

@@ -61,6 +61,15 @@ func streamResponse(ctx context.Context, resp *chat.Response, yield func(chat.Up
 		}
 		var whole []chat.Part
 		for _, p := range m.Parts {
+			if r, ok := p.(chat.Reasoning); ok {
+				// Reasoning streams as a provider's does: its text in deltas, the signature on the last one.
+				for _, d := range reasoningDeltas(r) {
+					if !send(chat.Update{Role: role, AuthorName: m.AuthorName, Parts: []chat.Part{d}}) {
+						return
+					}
+				}
+				continue
+			}
 			t, ok := p.(chat.Text)
 			if !ok {
 				whole = append(whole, p)
@@ -80,4 +89,19 @@ func streamResponse(ctx context.Context, resp *chat.Response, yield func(chat.Up
 		}
 	}
 	send(chat.Update{Role: chat.RoleAssistant, Parts: []chat.Part{chat.UsagePart{Usage: resp.Usage}}, FinishReason: resp.FinishReason})
+}
+
+// reasoningDeltas splits r into the deltas a stream delivers, which [chat.Collect] joins back into r.
+func reasoningDeltas(r chat.Reasoning) []chat.Reasoning {
+	var out []chat.Reasoning
+	for _, w := range strings.SplitAfter(r.Text, " ") {
+		if w != "" {
+			out = append(out, chat.Reasoning{Provider: r.Provider, Text: w})
+		}
+	}
+	last := chat.Reasoning{Provider: r.Provider, ID: r.ID, Encrypted: r.Encrypted, Signature: r.Signature}
+	if len(out) > 0 && last.Encrypted == "" && last.Signature == "" && last.ID == "" {
+		return out
+	}
+	return append(out, last)
 }

@@ -27,11 +27,16 @@ type Client struct {
 
 // New returns a client configured by the SDK's request options, after the environment: OPENAI_API_KEY,
 // OPENAI_BASE_URL and the SDK's other variables.
+//
+// The SDK's own retries are off: a failed request is returned at once as a [*chat.ProviderError], and the retry
+// decorator of the host ([chat.Retry]) decides whether and when to try again, so that retries are never stacked.
+// An option.WithMaxRetries among opts turns the SDK's retries back on.
 func New(opts ...option.RequestOption) *Client {
-	return &Client{sdk: sdk.NewClient(opts...)}
+	return &Client{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
 }
 
-// NewWithSDK returns a client over an SDK client configured by the caller.
+// NewWithSDK returns a client over an SDK client configured by the caller, retries included: configure it with
+// option.WithMaxRetries(0) when the host retries (see [New]).
 func NewWithSDK(c sdk.Client) *Client { return &Client{sdk: c} }
 
 // WithModel returns a copy of c that asks for model when the options name none.
@@ -41,9 +46,11 @@ func (c *Client) WithModel(model string) *Client {
 	return &d
 }
 
-// WithStrictTools returns a copy of c that marks every function tool strict, so that the API holds the model's
-// arguments to the schema exactly. Strict mode accepts only a subset of JSON Schema (every property required,
-// additionalProperties false): turn it on only for tools whose schemas fit.
+// WithStrictTools returns a copy of c that sends tools in strict mode, so that the API holds the model's arguments
+// to the schema exactly. Each tool's schema is brought into strict mode's subset by [schemaprofile.OpenAIStrict]
+// (optional properties become nullable, and the nulls the model sends for them are removed from its arguments
+// before they reach the tool); a tool whose schema strict mode cannot describe, such as one taking a map, is
+// sent without strict mode.
 func (c *Client) WithStrictTools(strict bool) *Client {
 	d := *c
 	d.strict = strict
@@ -67,7 +74,7 @@ func Available() bool { return os.Getenv("OPENAI_API_KEY") != "" }
 
 // Respond sends one request and returns the whole response.
 func (c *Client) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-	params, err := c.params(msgs, opts)
+	params, r, err := c.params(msgs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +82,13 @@ func (c *Client) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Op
 	if err != nil {
 		return nil, wrapError(ctx, err)
 	}
-	return response(cc), nil
+	return response(cc, r), nil
 }
 
 // Stream sends one streamed request (with usage requested) and yields its updates.
 func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
 	return func(yield func(chat.Update, error) bool) {
-		params, err := c.params(msgs, opts)
+		params, r, err := c.params(msgs, opts)
 		if err != nil {
 			yield(chat.Update{}, err)
 			return
@@ -89,8 +96,9 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		params.StreamOptions.IncludeUsage = sdk.Bool(true)
 		stream := c.sdk.Chat.Completions.NewStreaming(ctx, params)
 		defer stream.Close()
-		var a assembler
+		a := assembler{restore: r}
 		for stream.Next() {
+			a.chunks++
 			for _, u := range a.add(stream.Current()) {
 				if !yield(u, nil) {
 					return
@@ -98,7 +106,7 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			}
 		}
 		if err := stream.Err(); err != nil {
-			yield(chat.Update{}, wrapError(ctx, err))
+			yield(chat.Update{}, wrapStreamError(ctx, err, a.chunks > 0))
 			return
 		}
 		last, err := a.finish(ctx)

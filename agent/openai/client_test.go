@@ -175,15 +175,40 @@ func TestRequestBody(t *testing.T) {
 
 func TestStrictTools(t *testing.T) {
 	is := is.New(t)
-	srv := openaitest.NewServer()
-	defer srv.Close()
-	_, err := newClient(srv).WithStrictTools(true).Respond(context.Background(), []chat.Message{chat.UserText("hi")},
-		&chat.Options{Tools: []*toolset.Tool{{Name: "t", Schema: json.RawMessage(`{"type":"object"}`)}}, ParallelToolCalls: ptr(true), ToolChoice: "required"})
-	is.NoErr(err)
-	body := srv.Requests()[0].Decode()
-	is.Equal(body["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["strict"], true)
-	is.Equal(body["parallel_tool_calls"], true)
-	is.Equal(body["tool_choice"], "required")
+	call := openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "c1", Name: "search", Arguments: `{"query":"printer","limit":null}`}}}
+	for _, streamed := range []bool{false, true} {
+		srv := openaitest.NewServer(call)
+		defer srv.Close()
+		tools := []*toolset.Tool{
+			{Name: "search", Schema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","default":20}},"required":["query"],"additionalProperties":false}`)},
+			{Name: "label", Schema: json.RawMessage(`{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}}}`)},
+		}
+		c := newClient(srv).WithStrictTools(true)
+		msgs := []chat.Message{chat.UserText("hi")}
+		opts := &chat.Options{Tools: tools, ParallelToolCalls: ptr(true), ToolChoice: "required"}
+		var resp *chat.Response
+		var err error
+		if streamed {
+			resp, err = chat.Collect(c.Stream(context.Background(), msgs, opts))
+		} else {
+			resp, err = c.Respond(context.Background(), msgs, opts)
+		}
+		is.NoErr(err)
+		// The model's null for the optional limit is removed: the tool sees it absent and applies its default.
+		is.Equal(string(resp.Messages[0].ToolCalls()[0].Arguments), `{"query":"printer"}`)
+
+		body := srv.Requests()[0].Decode()
+		sent := body["tools"].([]any)
+		search := sent[0].(map[string]any)["function"].(map[string]any)
+		is.Equal(search["strict"], true)
+		params := search["parameters"].(map[string]any)
+		is.Equal(params["required"], []any{"query", "limit"})                                                                                     // every property required...
+		is.Equal(params["properties"].(map[string]any)["limit"], map[string]any{"type": []any{"integer", "null"}, "description": "Default: 20."}) // ...the optional one nullable
+		label := sent[1].(map[string]any)["function"].(map[string]any)
+		is.Equal(label["strict"], nil) // a map: strict mode cannot describe it, so the tool goes without
+		is.Equal(body["parallel_tool_calls"], true)
+		is.Equal(body["tool_choice"], "required")
+	}
 }
 
 func TestParallelToolCallsOnlyWithTools(t *testing.T) {
@@ -360,6 +385,7 @@ func TestStreamCutHalfway(t *testing.T) {
 	var pe *chat.ProviderError
 	is.True(errors.As(last, &pe))
 	is.Equal(pe.StatusCode, 0)
+	is.True(errors.Is(last, chat.ErrStreamCut))
 	is.True(ctx.Err() == nil)
 }
 
@@ -376,6 +402,7 @@ func TestStreamEndsWithoutFinish(t *testing.T) {
 		last = err
 	}
 	is.True(errors.Is(last, io.ErrUnexpectedEOF))
+	is.True(errors.Is(last, chat.ErrStreamCut))
 }
 
 func TestStreamErrorEvent(t *testing.T) {
@@ -515,5 +542,6 @@ func TestConnectionRefused(t *testing.T) {
 	is.True(errors.As(err, &pe))
 	is.Equal(pe.StatusCode, 0)
 	is.True(!pe.Temporary())
+	is.True(!errors.Is(err, chat.ErrStreamCut)) // nothing had begun
 	is.True(!strings.Contains(err.Error(), testKey))
 }

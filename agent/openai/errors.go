@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
 	"github.com/typeshift-go/typeshift/agent/chat"
 )
 
@@ -34,6 +36,20 @@ func wrapError(ctx context.Context, err error) error {
 	// Anything else broke the exchange itself: no connection, a connection cut halfway, a body that is not JSON,
 	// an error event inside a stream.
 	return &chat.ProviderError{Provider: ProviderName, Message: err.Error(), Err: err}
+}
+
+// wrapStreamError wraps an error that ended a stream. An error event inside the stream, or a transport failure
+// after the stream had begun, is an answer that broke off ([chat.ErrStreamCut]).
+func wrapStreamError(ctx context.Context, err error, begun bool) error {
+	werr := wrapError(ctx, err)
+	var pe *chat.ProviderError
+	if errors.As(werr, &pe) && pe.StatusCode == 0 {
+		var se *ssestream.StreamError
+		if begun || errors.As(err, &se) {
+			pe.Cut = true
+		}
+	}
+	return werr
 }
 
 // redact removes the request's bearer token from a message the server wrote. Servers may echo the key they

@@ -1,8 +1,11 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -11,27 +14,43 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
-// params builds the request body of a conversation under opts.
-func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatCompletionNewParams, error) {
+// restorers maps the names of tools sent in strict mode to their adapted schemas, whose Restore turns the
+// model's arguments back into what the tool's own schema means.
+type restorers map[string]*schemaprofile.Adapted
+
+// restore returns call with its arguments restored, when its tool was sent in strict mode.
+func (r restorers) restore(call chat.ToolCall) chat.ToolCall {
+	if a := r[call.Name]; a != nil {
+		call.Arguments = a.Restore(call.Arguments)
+	}
+	return call
+}
+
+// params builds the request body of a conversation under opts, and says how to restore the arguments of the
+// tools it sends in strict mode.
+func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatCompletionNewParams, r restorers, err error) {
 	if opts == nil {
 		opts = &chat.Options{}
 	}
-	var p sdk.ChatCompletionNewParams
 	p.Model = opts.Model
 	if p.Model == "" {
 		p.Model = c.model
 	}
 	if p.Model == "" {
-		return p, fmt.Errorf("%s: no model: set chat.Options.Model or the client's default model", ProviderName)
+		return p, nil, fmt.Errorf("%s: no model: set chat.Options.Model or the client's default model", ProviderName)
 	}
 	p.Messages = make([]sdk.ChatCompletionMessageParamUnion, 0, len(msgs)+1)
 	if opts.Instructions != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(opts.Instructions))
 	}
 	for _, m := range msgs {
-		p.Messages = appendMessage(p.Messages, m)
+		var err error
+		if p.Messages, err = appendMessage(p.Messages, m); err != nil {
+			return p, nil, err
+		}
 	}
 
 	if opts.Temperature != nil {
@@ -52,15 +71,29 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatComple
 	if len(opts.Tools) > 0 {
 		p.Tools = make([]sdk.ChatCompletionToolUnionParam, 0, len(opts.Tools))
 		for _, t := range opts.Tools {
-			params, err := schemaParameters(t.Schema)
+			schema, strict := t.Schema, false
+			if c.strict {
+				// Strict where strict mode can describe the schema; a tool it cannot (a map, a value of any
+				// type) goes without, as the API allows per tool.
+				if a, err := schemaprofile.OpenAIStrict.Adapt(t.Name, t.Schema); err == nil {
+					schema, strict = a.Schema, true
+					if a.Changed {
+						if r == nil {
+							r = restorers{}
+						}
+						r[t.Name] = a
+					}
+				}
+			}
+			params, err := schemaParameters(schema)
 			if err != nil {
-				return p, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
+				return p, nil, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
 			}
 			def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: params}
 			if t.Description != "" {
 				def.Description = param.NewOpt(t.Description)
 			}
-			if c.strict {
+			if strict {
 				def.Strict = param.NewOpt(true)
 			}
 			p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(def))
@@ -95,18 +128,34 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.ChatComple
 		}
 		p.SetExtraFields(extra)
 	}
-	return p, nil
+	return p, r, nil
 }
 
 // appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call
-// ids, placed after the message itself so that they follow the calls they answer; approval parts are the
-// pipeline's business and usage is bookkeeping, so neither is sent; a message left with nothing to say is dropped.
-func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []sdk.ChatCompletionMessageParamUnion {
+// ids, placed after the message itself so that they follow the calls they answer; a user's files become image
+// and file content parts; approval parts are the pipeline's business and usage is bookkeeping, so neither is
+// sent; reasoning is not sent either, since Chat Completions takes none back; a message left with nothing to say
+// is dropped.
+func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
 	text := m.Text()
 	var calls []sdk.ChatCompletionMessageToolCallUnionParam
 	var results []sdk.ChatCompletionMessageParamUnion
+	var content []sdk.ChatCompletionContentPartUnionParam // a user message's parts, when it has files
 	for _, part := range m.Parts {
 		switch part := part.(type) {
+		case chat.Text:
+			if m.Role == chat.RoleUser {
+				content = append(content, sdk.TextContentPart(part.Text))
+			}
+		case chat.File:
+			if m.Role != chat.RoleUser {
+				return out, fmt.Errorf("%s: a file in a %s message: Chat Completions takes files from the user only", ProviderName, m.Role)
+			}
+			c, err := filePart(part)
+			if err != nil {
+				return out, err
+			}
+			content = append(content, c)
 		case chat.ToolCall:
 			args := string(part.Arguments)
 			if args == "" {
@@ -136,7 +185,13 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfSystem: &msg})
 		}
 	case chat.RoleUser:
-		if text != "" {
+		hasFiles := len(content) > 0 && slices.ContainsFunc(m.Parts, func(p chat.Part) bool { _, ok := p.(chat.File); return ok })
+		switch {
+		case hasFiles:
+			msg := sdk.ChatCompletionUserMessageParam{Name: name}
+			msg.Content.OfArrayOfContentParts = content
+			out = append(out, sdk.ChatCompletionMessageParamUnion{OfUser: &msg})
+		case text != "":
 			msg := sdk.ChatCompletionUserMessageParam{Name: name}
 			msg.Content.OfString = param.NewOpt(text)
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfUser: &msg})
@@ -150,7 +205,37 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) []
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &msg})
 		}
 	}
-	return append(out, results...)
+	return append(out, results...), nil
+}
+
+// filePart returns a user's file as a content part: an image by URL (bytes as a data URL), a document by its
+// bytes or an uploaded file's id ("file-...").
+func filePart(f chat.File) (sdk.ChatCompletionContentPartUnionParam, error) {
+	if f.IsImage() {
+		url := f.URL
+		if len(f.Data) > 0 {
+			url = dataURL(f)
+		}
+		return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: url}), nil
+	}
+	var fp sdk.ChatCompletionContentPartFileFileParam
+	switch {
+	case len(f.Data) > 0:
+		fp.FileData = param.NewOpt(dataURL(f))
+	case strings.HasPrefix(f.URL, "file-"):
+		fp.FileID = param.NewOpt(f.URL)
+	default:
+		return sdk.ChatCompletionContentPartUnionParam{}, fmt.Errorf("%s: file %q (%s): Chat Completions takes a document by its bytes or an uploaded file's id, not a URL", ProviderName, f.Name, f.MediaType)
+	}
+	if f.Name != "" {
+		fp.Filename = param.NewOpt(f.Name)
+	}
+	return sdk.FileContentPart(fp), nil
+}
+
+// dataURL returns f's bytes as a data URL.
+func dataURL(f chat.File) string {
+	return "data:" + f.MediaType + ";base64," + base64.StdEncoding.EncodeToString(f.Data)
 }
 
 // schemaCache keeps the decoded top level of each tool schema: the SDK wants a map, and a run offers the same

@@ -12,7 +12,7 @@ import (
 )
 
 // response converts a whole completion. Only the first choice is read: requests never ask for more.
-func response(cc *sdk.ChatCompletion) *chat.Response {
+func response(cc *sdk.ChatCompletion, r restorers) *chat.Response {
 	resp := &chat.Response{ID: cc.ID, Model: cc.Model, Usage: usage(cc.Usage)}
 	if len(cc.Choices) == 0 {
 		return resp
@@ -31,7 +31,7 @@ func response(cc *sdk.ChatCompletion) *chat.Response {
 			msg.Parts = append(msg.Parts, chat.Raw{Provider: ProviderName, Data: json.RawMessage(tc.RawJSON())})
 			continue
 		}
-		msg.Parts = append(msg.Parts, chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+		msg.Parts = append(msg.Parts, r.restore(chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)}))
 	}
 	resp.Messages = []chat.Message{msg}
 	return resp
@@ -42,7 +42,8 @@ func usage(u sdk.CompletionUsage) chat.Usage {
 	if total == 0 {
 		total = u.PromptTokens + u.CompletionTokens
 	}
-	return chat.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: total}
+	return chat.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: total,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
 }
 
 func finishReason(s string) chat.FinishReason {
@@ -58,8 +59,12 @@ type assembler struct {
 	id, model string
 	calls     []pendingCall
 	finished  bool
-	usage     chat.Usage
-	hasUsage  bool
+	// restore restores the arguments of tools sent in strict mode.
+	restore restorers
+	// chunks counts the chunks read: an error after the first is a stream cut halfway.
+	chunks   int
+	usage    chat.Usage
+	hasUsage bool
 }
 
 type pendingCall struct {
@@ -91,7 +96,7 @@ func (a *assembler) add(ch sdk.ChatCompletionChunk) []chat.Update {
 			a.finished = true
 			u := a.update()
 			for _, c := range a.calls {
-				u.Parts = append(u.Parts, c.toolCall())
+				u.Parts = append(u.Parts, a.restore.restore(c.toolCall()))
 			}
 			a.calls = a.calls[:0]
 			u.FinishReason = finishReason(choice.FinishReason)
@@ -142,7 +147,7 @@ func (a *assembler) finish(ctx context.Context) (*chat.Update, error) {
 		return nil, err
 	}
 	if !a.finished {
-		return nil, &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Err: io.ErrUnexpectedEOF}
+		return nil, &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Cut: true, Err: io.ErrUnexpectedEOF}
 	}
 	if !a.hasUsage {
 		return nil, nil

@@ -15,9 +15,27 @@ import (
 	"github.com/typeshift-go/typeshift/agent/chat"
 )
 
-// Client wraps c, the client of provider, so that each call is traced and measured.
+// Client wraps c, the client of provider, so that each call is traced and measured. Spans and metrics name the
+// provider as the conventions' gen_ai.provider.name does (see [ProviderNameOf]).
 func (in *Instrumentation) Client(c chat.Client, provider string) chat.Client {
-	return &client{next: c, in: in, provider: provider}
+	return &client{next: c, in: in, provider: ProviderNameOf(provider)}
+}
+
+// ProviderNameOf returns the gen_ai.provider.name value of a provider registered under name: the conventions'
+// well-known value for the providers Typeshift ships ("openai", "anthropic", "gcp.gemini", "gcp.vertex_ai",
+// "aws.bedrock"), and name itself for any other.
+func ProviderNameOf(name string) string {
+	switch name {
+	case "gemini", "google", "googleai":
+		return "gcp.gemini"
+	case "vertex", "vertexai", "gemini-vertex":
+		return "gcp.vertex_ai"
+	case "bedrock", "anthropic-bedrock":
+		return "aws.bedrock"
+	case "anthropic-vertex":
+		return "gcp.vertex_ai"
+	}
+	return name
 }
 
 // client is the instrumented chat.Client.
@@ -135,7 +153,7 @@ type call struct {
 	// The attributes and options live in the call, which is allocated anyway: slices passed to the tracer's
 	// methods would otherwise be allocated one by one.
 	attrs [10]attribute.KeyValue
-	close [6]attribute.KeyValue // the attributes set at the end
+	close [9]attribute.KeyValue // the attributes set at the end
 	opts  [2]trace.SpanStartOption
 }
 
@@ -195,6 +213,15 @@ func (k *call) collect(u chat.Update) {
 					continue
 				}
 			}
+		case chat.Reasoning:
+			if n := len(m.Parts); n > 0 {
+				if last, ok := m.Parts[n-1].(chat.Reasoning); ok {
+					if joined, ok := chat.JoinReasoning(last, p); ok {
+						m.Parts[n-1] = joined
+						continue
+					}
+				}
+			}
 		}
 		m.Parts = append(m.Parts, p)
 	}
@@ -224,6 +251,15 @@ func (k *call) end(err error) {
 		spanAttrs = append(spanAttrs, finishAttr(k.finish))
 	}
 	spanAttrs = append(spanAttrs, InputTokens.Int64(k.usage.InputTokens), OutputTokens.Int64(k.usage.OutputTokens))
+	if k.usage.CacheReadTokens != 0 {
+		spanAttrs = append(spanAttrs, CacheReadTokens.Int64(k.usage.CacheReadTokens))
+	}
+	if k.usage.CacheWriteTokens != 0 {
+		spanAttrs = append(spanAttrs, CacheCreationTokens.Int64(k.usage.CacheWriteTokens))
+	}
+	if k.usage.ReasoningTokens != 0 {
+		spanAttrs = append(spanAttrs, ReasoningTokens.Int64(k.usage.ReasoningTokens))
+	}
 	if in.capture {
 		spanAttrs = append(spanAttrs, OutputMessages.String(messagesJSON(k.output, k.finish)))
 	}

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 )
@@ -21,10 +22,14 @@ type contentPart struct {
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Response  json.RawMessage `json:"response,omitempty"`
+	Modality  string          `json:"modality,omitempty"`
+	MimeType  string          `json:"mime_type,omitempty"`
+	URI       string          `json:"uri,omitempty"`
 }
 
 // messagesJSON renders msgs as gen_ai.input.messages or, with a finish reason, gen_ai.output.messages. Usage and
-// approval parts are bookkeeping of the run, not content, and are left out.
+// approval parts are bookkeeping of the run, not content, and are left out; reasoning shows its text, never its
+// signature or encrypted form; a file shows its URL, or its media type without its bytes.
 func messagesJSON(msgs []chat.Message, finish chat.FinishReason) string {
 	out := make([]contentMessage, 0, len(msgs))
 	for _, m := range msgs {
@@ -41,6 +46,16 @@ func messagesJSON(msgs []chat.Message, finish chat.FinishReason) string {
 					resp = jsonOrString([]byte(p.Error))
 				}
 				cm.Parts = append(cm.Parts, contentPart{Type: "tool_call_response", ID: p.CallID, Response: resp})
+			case chat.Reasoning:
+				if p.Text != "" {
+					cm.Parts = append(cm.Parts, contentPart{Type: "reasoning", Content: p.Text})
+				}
+			case chat.File:
+				part := contentPart{Type: "blob", Modality: modality(p.MediaType), MimeType: p.MediaType}
+				if p.URL != "" {
+					part.Type, part.URI = "uri", p.URL
+				}
+				cm.Parts = append(cm.Parts, part)
 			}
 		}
 		out = append(out, cm)
@@ -50,6 +65,19 @@ func messagesJSON(msgs []chat.Message, finish chat.FinishReason) string {
 		return "[]"
 	}
 	return string(b)
+}
+
+// modality is the conventions' modality of a media type.
+func modality(mediaType string) string {
+	switch {
+	case mediaType == "", strings.HasPrefix(mediaType, "image/"):
+		return "image"
+	case strings.HasPrefix(mediaType, "audio/"):
+		return "audio"
+	case strings.HasPrefix(mediaType, "video/"):
+		return "video"
+	}
+	return "document"
 }
 
 // instructionsJSON renders gen_ai.system_instructions.

@@ -196,7 +196,7 @@ func (t *Twice) Echo(ctx context.Context, in In) string { return in.Q }
 `),
 		},
 		want: []string{
-			"kit/kit.go:25:12: TSH030: the generated code would declare TwiceEchoID twice, for the tool Twice.Echo and for the tool Twice.Echo: rename one of them",
+			"kit/kit.go:25:12: TSH030: Twice.Echo is already the tool \"echo\": a method is one tool, under one name; remove this AddTool, or to offer it under a second name too, add a method that calls Echo",
 		},
 	},
 	{

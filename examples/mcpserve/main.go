@@ -5,9 +5,10 @@
 //
 //	mcp.ServeStdio(ctx, &tickets.Tickets{Client: client}, mcp.Principal{}, nil)
 //
-// To try it in an MCP host, point the host at the command, for example in a host's JSON configuration:
+// To try it in an MCP host, build it (go build -o "$HOME/bin/tickets-mcp" ./examples/mcpserve) and point the
+// host at the binary, for example in a host's JSON configuration:
 //
-//	{"command": "go", "args": ["run", "github.com/typeshift-go/typeshift/examples/mcpserve"]}
+//	{"command": "/home/you/bin/tickets-mcp"}
 //
 // or with the reference inspector: npx @modelcontextprotocol/inspector go run ./examples/mcpserve
 //

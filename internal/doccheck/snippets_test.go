@@ -88,6 +88,29 @@ func TestSnippetsCompile(t *testing.T) {
 	t.Logf("%d snippets, %d checked", n, checked)
 }
 
+// TestCheckCatchesAcrossSnippets runs the checker on two pages, one declaring a variable and the other using it
+// as another type, as docs/providers.md's var providers chat.Providers and an agent.Config{Providers: providers}
+// of another page once did; a use that fits, and a name two pages declare differently, are left alone.
+func TestCheckCatchesAcrossSnippets(t *testing.T) {
+	dir := t.TempDir()
+	declares := filepath.Join(dir, "declares.md")
+	uses := filepath.Join(dir, "uses.md")
+	write := func(path, src string) {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(declares, "# Declares\n\n```go\nvar providers chat.Providers\n\nvar store storage.Store\n```\n\n"+
+		"```go\nvar store *memory.Store\n```\n")
+	write(uses, "# Uses\n\n```go\nhost, err := agent.NewHost(nil, agent.Config{Providers: providers})\n```\n\n"+
+		"```go\nhost, err := agent.NewHost(nil, agent.Config{Providers: &providers, Store: store})\n```\n")
+	problems, _, _ := check(t, filepath.Join("..", ".."), []string{declares, uses})
+	if len(problems) != 1 || !strings.Contains(problems[0], "uses.md:3: with the pages' declaration of providers") ||
+		!strings.Contains(problems[0], "cannot use providers") {
+		t.Fatalf("problems:\n%s\nwant one, at uses.md:3, about providers", strings.Join(problems, "\n"))
+	}
+}
+
 // TestCheckCatches runs the checker on a page with the mistakes it exists for: a value where a pointer is
 // wanted, a method that is never defined, a snippet that is not Go; and a marked fragment that is left alone.
 func TestCheckCatches(t *testing.T) {
@@ -147,16 +170,99 @@ func check(t *testing.T, root string, pages []string) (problems []string, n, che
 		files = append(files, parsed{s, f})
 	}
 	imp := loadImports(t, root, paths)
-	for _, p := range files {
+	// The first pass checks each snippet alone, and records the variables the pages declare by type (var
+	// providers chat.Providers) and the names each fragment leaves to the rest of the pages.
+	glossary := map[string]types.Type{}
+	ambiguous := map[string]bool{}
+	undefined := make([][]string, len(files))
+	for i, p := range files {
+		var found []string
 		conf := types.Config{Importer: imp, Error: func(err error) {
-			if strings.HasPrefix(p.f.Name.Name, "snippet") && forgiven(err.(types.Error).Msg) {
+			msg := err.(types.Error).Msg
+			if strings.HasPrefix(p.f.Name.Name, "snippet") && forgiven(msg) {
+				if name, ok := strings.CutPrefix(msg, "undefined: "); ok && !slices.Contains(found, name) {
+					found = append(found, name)
+				}
 				return
 			}
 			problems = append(problems, fmt.Sprintf("%s:%d: %v", p.s.page, p.s.line, err))
 		}}
-		conf.Check("snippet", fset, []*ast.File{p.f}, nil)
+		info := &types.Info{Defs: map[*ast.Ident]types.Object{}}
+		conf.Check("snippet", fset, []*ast.File{p.f}, info)
+		undefined[i] = found
+		for name, typ := range declaredByType(p.f, info) {
+			if prev, ok := glossary[name]; ok && !types.Identical(prev, typ) {
+				ambiguous[name] = true
+			}
+			glossary[name] = typ
+		}
+	}
+	// The second pass checks again each fragment that uses a variable another snippet declares, with that
+	// declaration in a file beside it: Providers: providers beside var providers chat.Providers is a mistake no
+	// snippet shows alone.
+	for i, p := range files {
+		var names []string
+		for _, name := range undefined[i] {
+			if _, ok := glossary[name]; ok && !ambiguous[name] {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		var decls, imports strings.Builder
+		aliases := map[string]string{}
+		qualify := func(pkg *types.Package) string {
+			if a, ok := aliases[pkg.Path()]; ok {
+				return a
+			}
+			a := fmt.Sprintf("pkg%d", len(aliases))
+			aliases[pkg.Path()] = a
+			fmt.Fprintf(&imports, "import %s %q\n", a, pkg.Path())
+			return a
+		}
+		for _, name := range names {
+			fmt.Fprintf(&decls, "var %s %s\n", name, types.TypeString(glossary[name], qualify))
+		}
+		src := "package " + p.f.Name.Name + "\n" + imports.String() + decls.String()
+		defs, err := parser.ParseFile(fset, "declarations", src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("the declarations for %s:%d do not parse: %v\n%s", p.s.page, p.s.line, err, src)
+		}
+		conf := types.Config{Importer: imp, Error: func(err error) {
+			if forgiven(err.(types.Error).Msg) {
+				return
+			}
+			problems = append(problems, fmt.Sprintf("%s:%d: with the pages' declaration of %s: %v",
+				p.s.page, p.s.line, strings.Join(names, ", "), err))
+		}}
+		conf.Check("snippet", fset, []*ast.File{p.f, defs}, nil)
 	}
 	return problems, len(all), checked
+}
+
+// declaredByType returns the package-level variables a snippet declares with a type and no value, such as
+// var providers chat.Providers: the names other snippets of the pages may use.
+func declaredByType(f *ast.File, info *types.Info) map[string]types.Type {
+	out := map[string]types.Type{}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if vs.Type == nil || len(vs.Values) > 0 {
+				continue
+			}
+			for _, id := range vs.Names {
+				if v, ok := info.Defs[id].(*types.Var); ok && v.Type() != types.Typ[types.Invalid] {
+					out[id.Name] = v.Type()
+				}
+			}
+		}
+	}
+	return out
 }
 
 // readSnippets returns the Go code blocks of a page.

@@ -229,6 +229,8 @@ func (p *parser) ownTools(named *types.Named, fd *ast.FuncDecl, offered map[stri
 		case reserved(t.Name):
 			p.report(node, "TSH007", Error, fmt.Sprintf("the tool name %q is reserved for the runtime: %s", t.Name, hint))
 			continue
+		case p.repeatsMethod(named.Obj().Name(), kept, t):
+			continue
 		case seen[t.Name] != "":
 			p.report(node, "TSH007", Error, fmt.Sprintf(
 				"the tool name %q is already used by %s: an agent's tool names must be unique; %s", t.Name, seen[t.Name], hint))

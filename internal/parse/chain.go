@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -152,6 +153,39 @@ func (p *parser) isBuilderMethod(sel *ast.SelectorExpr) bool {
 		t = ptr.Elem()
 	}
 	return isNamed(t, ToolsetPath, "ToolBuilder")
+}
+
+// repeatsMethod reports whether a tool kept before t is made from t's method, and reports (TSH030) t's AddTool
+// if so: a method is one tool, under one name, and the generated code names the tool's identity after it.
+func (p *parser) repeatsMethod(typeName string, kept []*model.Tool, t *model.Tool) bool {
+	fn := p.toolObject(t)
+	i := slices.IndexFunc(kept, func(k *model.Tool) bool { return fn != nil && p.toolObject(k) == fn })
+	if i < 0 {
+		return false
+	}
+	what := typeName + "." + t.Method
+	if t.Func {
+		what = t.Method
+	}
+	p.report(p.toolPos[t].addTool.Args[0], "TSH030", Error, fmt.Sprintf(
+		"%s is already the tool %q: a method is one tool, under one name; remove this AddTool, or to offer it under a second name too, add a method that calls %s",
+		what, kept[i].Name, t.Method))
+	return true
+}
+
+// toolObject returns the function or method a tool's AddTool names, or nil.
+func (p *parser) toolObject(t *model.Tool) types.Object {
+	call := p.toolPos[t].addTool
+	if call == nil || len(call.Args) != 1 {
+		return nil
+	}
+	switch e := ast.Unparen(call.Args[0]).(type) {
+	case *ast.Ident:
+		return p.info.Uses[e]
+	case *ast.SelectorExpr:
+		return p.info.Uses[e.Sel]
+	}
+	return nil
 }
 
 // readLink records one call of a chain.

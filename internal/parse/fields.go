@@ -124,6 +124,12 @@ func (d *describer) collect(st *types.Struct, prefix string, depth int, out *[]c
 				d.failf("TSH019", d.p.tagNode(v), v.Pos(), "%s is marked configurable but is unexported, so it cannot be stored; export it", v.Name())
 				return
 			}
+			// Only the package's own fields: a type of another module is not the user's to fix.
+			if key := jsonKey(reflect.StructTag(tag)); key != "" && !v.Embedded() && d.p.fieldNodeOf(v) != nil {
+				d.failf("TSH020", d.p.tagNode(v), v.Pos(), "the field %s has a %s tag but is unexported, so JSON leaves it out: export it, or drop the tag",
+					goPath, key)
+				return
+			}
 			continue
 		}
 		tagged := name != ""
@@ -179,10 +185,11 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		fs = d.p.foreignField(v.Origin())
 	}
 	if fs != nil {
-		f.Description = docText(fs.Doc)
-		if f.Description == "" {
-			f.Description = docText(fs.Comment)
+		doc := docText(fs.Doc)
+		if doc == "" {
+			doc = docText(fs.Comment)
 		}
+		f.Description = fieldDescription(v.Name(), doc)
 	}
 	cons, desc, req, err := d.p.schemaTag(st.Get("jsonschema"), f.Type)
 	if err != "" {
@@ -204,6 +211,16 @@ func (d *describer) field(c candidate, path string) *model.Field {
 		f.Required = *req
 	}
 	return f
+}
+
+// jsonKey names the first of the json and jsonschema keys a struct tag sets, "" if it sets neither.
+func jsonKey(tag reflect.StructTag) string {
+	for _, key := range []string{"json", "jsonschema"} {
+		if _, ok := tag.Lookup(key); ok {
+			return key
+		}
+	}
+	return ""
 }
 
 // storable reports whether a value of t can be kept in stored settings.

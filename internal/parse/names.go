@@ -34,6 +34,8 @@ func (p *parser) checkNames() {
 					p.report(pos.nameArg, "TSH007", Error, fmt.Sprintf("the tool name %q is reserved for the runtime: choose another", t.Name))
 				}
 				continue
+			case p.repeatsMethod(set.TypeName, kept, t):
+				continue
 			case first[t.Name] != "":
 				msg := fmt.Sprintf("the tool name %q is already used by %s: tool names must be unique; name one with WithName", t.Name, first[t.Name])
 				if node != nil {
@@ -124,6 +126,24 @@ func modelDescription(name, doc string) string {
 	rest, ok := strings.CutPrefix(doc, name+" ")
 	if !ok || rest == "" {
 		return doc
+	}
+	r, size := utf8.DecodeRuneInString(rest)
+	return string(unicode.ToUpper(r)) + rest[size:]
+}
+
+// fieldDescription turns a field's comment into the description of its property, as modelDescription does for
+// a tool: the Go field name that starts it is dropped, and with it a plain "is" or "are" that follows, so
+// "ID is the note's number" becomes "The note's number" and "Query holds the words" becomes "Holds the words".
+func fieldDescription(name, doc string) string {
+	rest, ok := strings.CutPrefix(doc, name+" ")
+	if !ok || rest == "" {
+		return doc
+	}
+	for _, verb := range []string{"is ", "are "} {
+		if r, ok := strings.CutPrefix(rest, verb); ok && r != "" {
+			rest = r
+			break
+		}
 	}
 	r, size := utf8.DecodeRuneInString(rest)
 	return string(unicode.ToUpper(r)) + rest[size:]

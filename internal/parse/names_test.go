@@ -48,6 +48,22 @@ func TestModelDescription(t *testing.T) {
 	}
 }
 
+func TestFieldDescription(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"Query", "Query holds the words the title contains.", "Holds the words the title contains."},
+		{"ID", "ID is the note's number, as list_notes shows it.", "The note's number, as list_notes shows it."},
+		{"Tags", "Tags are labels.", "Labels."},
+		{"Since", "Since is", "Is"},
+		{"Query", "Words the title contains.", "Words the title contains."},
+		{"Query", "QueryText is another field's name.", "QueryText is another field's name."},
+		{"Isle", "Isle island.", "Island."},
+		{"Limit", "Limit", "Limit"},
+		{"Limit", "", ""},
+	} {
+		is.New(t).Equal(fieldDescription(tc.name, tc.doc), tc.want)
+	}
+}
+
 func TestUnusedName(t *testing.T) {
 	long := strings.Repeat("word_", 12) + "last" // 64 bytes
 	taken := map[string]bool{"get_ticket": true, "get_ticket_2": true, long: true}

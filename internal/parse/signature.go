@@ -106,7 +106,7 @@ func (p *parser) readSignature(t *model.Tool, fn *types.Func, c *chain, arg ast.
 			return false
 		}
 		t.Settings = s
-		if !p.readConfigurable(t, c) {
+		if !p.readConfigurable(t, c) || !p.checkSettingsValues(t, c) {
 			return false
 		}
 	}

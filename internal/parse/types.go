@@ -135,6 +135,12 @@ func (d *describer) describe(t types.Type, path string) *model.Type {
 		mt.HasIsZero = hasIsZero(n)
 		if doc, ok := p.typeSyntax[n.Obj()]; ok {
 			mt.Doc = docText(doc.doc)
+			if mt.Kind != model.String && hasDirective(doc.doc, "typeshift:enum") {
+				d.failf("TSH020", doc.spec, token.NoPos,
+					"%s is marked //typeshift:enum, which enumerates string types only, but it is a %s: declare it as a string type, or list the allowed values on the field with jsonschema:\"enum=...\"",
+					goType, d.p.goType(n.Underlying()))
+				return nil
+			}
 			if mt.Kind == model.String && hasDirective(doc.doc, "typeshift:enum") {
 				mt.Enum = p.enumValues(n)
 				if len(mt.Enum) == 0 {

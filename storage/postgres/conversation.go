@@ -13,6 +13,10 @@ import (
 	"github.com/typeshift-go/typeshift/storage/internal/cursor"
 )
 
+// entryVersion is [storage.EntrySchemaVersion] as the statements write it; TestEntryFormatVersions checks that
+// they agree.
+const entryVersion = "2"
+
 const (
 	// qClaim takes the lease when it is free or expired. ON CONFLICT DO
 	// UPDATE locks the row and evaluates WHERE against the committed lease,
@@ -66,14 +70,14 @@ WHERE settings_id = $1 AND conversation_id = $2 AND last_seq = 0 AND lease_token
 	// qAppendOne is the common case, one entry, with scalar parameters.
 	qAppendOne = leaseCTE + `INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
-SELECT $1, $2, lease.base + 1, $7, $8, $9, $10, coalesce($11::timestamptz, now()), 1, $12::jsonb
+SELECT $1, $2, lease.base + 1, $7, $8, $9, $10, coalesce($11::timestamptz, now()), ` + entryVersion + `, $12::jsonb
 FROM lease
 RETURNING seq, created_at`
 
 	// qAppendMany inserts several entries from parallel arrays.
 	qAppendMany = leaseCTE + `INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
-SELECT $1, $2, lease.base + e.ord, e.type, e.run_id, e.agent, e.author, coalesce(e.at, now()), 1, e.data::jsonb
+SELECT $1, $2, lease.base + e.ord, e.type, e.run_id, e.agent, e.author, coalesce(e.at, now()), ` + entryVersion + `, e.data::jsonb
 FROM lease, unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[])
 	WITH ORDINALITY AS e(type, run_id, agent, author, at, data, ord)
 RETURNING seq, created_at`

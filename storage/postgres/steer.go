@@ -59,7 +59,7 @@ FOR UPDATE`
 )
 INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
-SELECT $1, $2, lease.base + m.ord, 'steering', $5, $6, $7, now(), 1, m.data
+SELECT $1, $2, lease.base + m.ord, 'steering', $5, $6, $7, now(), ` + entryVersion + `, m.data
 FROM lease, (SELECT data, row_number() OVER (ORDER BY id) AS ord FROM moved) m
 RETURNING seq, created_at, data`
 

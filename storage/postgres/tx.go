@@ -62,7 +62,7 @@ WHERE settings_id = $1 AND conversation_id = $2 FOR UPDATE`
 )
 INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
-SELECT $1, $2, last_seq, 'steering', '', '', 'user', now(), 1, $3::jsonb FROM bumped`
+SELECT $1, $2, last_seq, 'steering', '', '', 'user', now(), ` + entryVersion + `, $3::jsonb FROM bumped`
 )
 
 // SteerTx stores data, steering input as for [Store.Steer], for conversation

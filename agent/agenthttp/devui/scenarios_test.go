@@ -270,7 +270,7 @@ func TestSettings(t *testing.T) {
 		p.waitText(`#settings-status`, "no settings yet")
 		p.waitText(field("/max_iterations"), "integer")
 		p.waitText(field("/max_iterations"), "A whole number from 1")
-		p.waitText(field("/tools/search_tickets/limit"), "Limit is the most tickets one search returns.")
+		p.waitText(field("/tools/search_tickets/limit"), "The most tickets one search returns.")
 		p.waitText(field("/tools/search_tickets/limit"), "from 1 up to 100")
 		is.Equal(p.count(field("/concurrent_tools")+` select option`), 3)
 

@@ -1,37 +1,86 @@
-// Runs an agent through AG-UI's HttpAgent: a run that ends with an approval interrupt, then the run that resumes
-// it. Prints what the client saw as JSON on stdout.
+// Runs one flow through AG-UI's HttpAgent and prints the client's state at its end as JSON on stdout: its
+// messages, its state (the server's STATE_SNAPSHOT), the interrupts it holds and the failures of its runs.
 //
-//	node agui.mjs BASE_URL TOKEN
+//	node agui.mjs BASE_URL TOKEN FLOW THREAD_ID
+//
+// FLOW is one of answer, approve, deny, always, plan, steer, error, refused.
 import { HttpAgent } from "@ag-ui/client";
 
-const [base, token] = process.argv.slice(2);
+const [base, token, flow, id] = process.argv.slice(2);
 const agent = new HttpAgent({
   url: `${base}/agents/Desk/agui`,
   headers: { Authorization: `Bearer ${token}` },
-  threadId: `thread-${Date.now()}`,
-  initialMessages: [{ id: "m1", role: "user", content: "close 4711" }],
+  threadId: id,
 });
+const failures = [];
+let runs = 0;
 
-async function run(params) {
-  const events = [];
-  let failure = null;
-  try {
-    await agent.runAgent(params, {
-      onEvent({ event }) {
-        events.push(event);
-      },
-    });
-  } catch (err) {
-    failure = String(err && err.message ? err.message : err);
-  }
-  return { types: events.map((e) => e.type), events, failure };
+// say adds the user's message and runs the agent on it.
+async function say(text, forwardedProps) {
+  agent.addMessage({ id: `u${runs}`, role: "user", content: text });
+  await run({ forwardedProps });
 }
 
-const first = await run({ runId: "run-1" });
-const interrupts = agent.pendingInterrupts.map((i) => ({ id: i.id, reason: i.reason, toolCallId: i.toolCallId }));
-const second = await run({
-  runId: "run-2",
-  resume: interrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: { approved: true } })),
-});
-const messages = agent.messages.map((m) => ({ role: m.role, content: m.content, toolCalls: m.toolCalls, toolCallId: m.toolCallId }));
-process.stdout.write(JSON.stringify({ threadId: agent.threadId, first, interrupts, second, messages, pendingAfter: agent.pendingInterrupts.length }));
+// answer resumes the interrupts the client holds with payload.
+async function answer(payload) {
+  const resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload }));
+  if (resume.length === 0) {
+    throw new Error("no interrupt to answer");
+  }
+  await run({ resume });
+}
+
+async function run(params) {
+  runs++;
+  try {
+    await agent.runAgent({ runId: `run-${runs}`, ...params });
+  } catch (err) {
+    failures.push(String(err && err.message ? err.message : err));
+  }
+}
+
+switch (flow) {
+  case "answer":
+    await say("hello there");
+    break;
+  case "approve":
+    await say("close 4711");
+    await answer({ approved: true });
+    break;
+  case "deny":
+    await say("close 4711");
+    await answer({ approved: false, reason: "not before Friday" });
+    break;
+  case "always":
+    // The standing approval lets the next call run within its run, after the request went out.
+    await say("close 4711");
+    await answer({ approved: true, always: "tool" });
+    await say("close 4714");
+    break;
+  case "auto":
+    await say("close 4712");
+    break;
+  case "plan":
+    await say("plan Close 4711 and tell the customer.", { mode: "plan" });
+    await answer({ approved: true });
+    break;
+  case "steer":
+    await say("wait");
+    break;
+  case "error":
+    await say("get 99999");
+    break;
+  case "refused":
+    await say("hello there");
+    await say("once more", { mode: "no-such-mode" });
+    break;
+  default:
+    throw new Error(`unknown flow ${flow}`);
+}
+process.stdout.write(JSON.stringify({
+  threadId: agent.threadId,
+  messages: agent.messages,
+  state: agent.state,
+  interrupts: agent.pendingInterrupts.map((i) => ({ id: i.id, reason: i.reason, toolCallId: i.toolCallId })),
+  failures,
+}));

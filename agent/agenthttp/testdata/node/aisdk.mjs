@@ -1,41 +1,98 @@
-// Runs an agent through the AI SDK: the default chat transport posts what useChat posts, and readUIMessageStream
-// parses the UI message stream into messages. The first message waits for approval; the second request carries
-// the approval, as useChat sends it after addToolApprovalResponse. Prints what the client saw as JSON on stdout.
+// Runs one flow through the AI SDK's Chat, the class useChat wraps (here over a plain state instead of React's),
+// with the default transport and the automatic resend after approval answers, and prints the chat's state at its
+// end as JSON on stdout: its messages, status and error.
 //
-//	node aisdk.mjs BASE_URL TOKEN
-import { DefaultChatTransport, readUIMessageStream } from "ai";
+//	node aisdk.mjs BASE_URL TOKEN FLOW CHAT_ID
+//
+// FLOW is one of answer, approve, deny, auto, plan, steer, error, refused.
+import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 
-const [base, token] = process.argv.slice(2);
-const transport = new DefaultChatTransport({
-  api: `${base}/agents/Desk/ui-message-stream`,
-  headers: { Authorization: `Bearer ${token}` },
+const [base, token, flow, id] = process.argv.slice(2);
+
+// state keeps the chat's messages as React's state would.
+class State {
+  status = "ready";
+  error = undefined;
+  messages = [];
+  pushMessage = (m) => { this.messages = this.messages.concat(m); };
+  popMessage = () => { this.messages = this.messages.slice(0, -1); };
+  replaceMessage = (i, m) => { this.messages = [...this.messages.slice(0, i), m, ...this.messages.slice(i + 1)]; };
+  snapshot = (v) => structuredClone(v);
+}
+
+let finished; // resolves when the chat's next request ends
+const errors = [];
+class Chat extends AbstractChat {
+  constructor(init) {
+    super({ ...init, state: new State() });
+  }
+}
+const chat = new Chat({
+  id,
+  transport: new DefaultChatTransport({
+    api: `${base}/agents/Desk/ui-message-stream`,
+    headers: { Authorization: `Bearer ${token}` },
+  }),
+  sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  onError: (e) => errors.push(String(e && e.message ? e.message : e)),
+  onFinish: () => finished && finished.resolve(),
 });
-const chatId = `chat-${Date.now()}`;
 
-async function send(messages, message) {
-  const stream = await transport.sendMessages({
-    chatId,
-    messages,
-    trigger: "submit-message",
-    messageId: undefined,
-    abortSignal: undefined,
-  });
-  let last;
-  const errors = [];
-  for await (const m of readUIMessageStream({ stream, message, onError: (e) => errors.push(String(e)) })) {
-    last = structuredClone(m);
-  }
-  return { message: last, errors };
+function nextFinish() {
+  let resolve;
+  const p = new Promise((r) => { resolve = r; });
+  finished = { resolve };
+  return p;
 }
 
-const user = { id: "u1", role: "user", parts: [{ type: "text", text: "close 4711" }] };
-const first = await send([user]);
-const answered = structuredClone(first.message);
-for (const part of answered.parts) {
-  if (part.state === "approval-requested") {
-    part.state = "approval-responded";
-    part.approval = { ...part.approval, approved: true };
-  }
+async function say(text, body) {
+  await chat.sendMessage({ text }, body ? { body } : undefined);
 }
-const second = await send([user, answered], answered);
-process.stdout.write(JSON.stringify({ chatId, first, second }));
+
+// answer answers every approval request the chat holds and waits for the automatic resend to end.
+async function answer(approved, reason) {
+  const open = chat.messages.flatMap((m) => m.parts).filter((p) => p.state === "approval-requested");
+  if (open.length === 0) {
+    throw new Error("no approval request to answer");
+  }
+  const done = nextFinish();
+  for (const p of open) {
+    await chat.addToolApprovalResponse({ id: p.approval.id, approved, reason });
+  }
+  await done;
+}
+
+switch (flow) {
+  case "answer":
+    await say("hello there");
+    break;
+  case "approve":
+    await say("close 4711");
+    await answer(true);
+    break;
+  case "deny":
+    await say("close 4711");
+    await answer(false, "not before Friday");
+    break;
+  case "auto":
+    await say("close 4712");
+    break;
+  case "plan":
+    await say("plan Close 4711 and tell the customer.", { mode: "plan" });
+    await answer(true);
+    break;
+  case "steer":
+    await say("wait");
+    break;
+  case "error":
+    await say("get 99999");
+    break;
+  case "refused":
+    await say("hello there");
+    await say("once more", { mode: "no-such-mode" });
+    break;
+  default:
+    throw new Error(`unknown flow ${flow}`);
+}
+process.stdout.write(JSON.stringify({ chatId: chat.id, messages: chat.messages, status: chat.status,
+  error: chat.error ? String(chat.error.message || chat.error) : null, errors }));

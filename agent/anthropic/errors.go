@@ -1,0 +1,70 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// wrapError turns the SDK's errors into [*chat.ProviderError]s, keeping the SDK's error reachable. A canceled
+// or expired context is returned as the context's error, which is what callers test for.
+func wrapError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		pe := &chat.ProviderError{
+			Provider:   ProviderName,
+			StatusCode: apiErr.StatusCode,
+			Code:       string(apiErr.Type()),
+			Message:    redact(apiErr.Message, apiErr.Request),
+			Err:        apiErr,
+		}
+		if pe.StatusCode == 0 && pe.Code == "overloaded_error" {
+			pe.StatusCode = 529 // an overload reported inside a stream that had begun
+		}
+		if apiErr.Response != nil {
+			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+		}
+		return pe
+	}
+	// Anything else broke the exchange itself: no connection, a connection cut halfway, an event that is not JSON.
+	return &chat.ProviderError{Provider: ProviderName, Message: err.Error(), Err: err}
+}
+
+// redact removes the request's API key from a message the server wrote.
+func redact(msg string, req *http.Request) string {
+	if req == nil {
+		return msg
+	}
+	for _, key := range []string{req.Header.Get("X-Api-Key"), strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")} {
+		if len(key) >= 4 {
+			msg = strings.ReplaceAll(msg, key, "[redacted]")
+		}
+	}
+	return msg
+}
+
+// retryAfter reads how long the server asked the client to wait: Retry-After, in seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 && s < 1e6 {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

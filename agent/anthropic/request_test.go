@@ -1,0 +1,101 @@
+package anthropic_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent/anthropic"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/providertest"
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// capture answers every request with one short message and keeps the last request's body.
+func capture(t *testing.T) (*anthropic.Client, *[]byte) {
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := anthropic.New(option.WithoutEnvironmentDefaults(), option.WithBaseURL(srv.URL), option.WithAPIKey(testKey)).WithModel("claude-sonnet-4-5")
+	return c, &body
+}
+
+// TestCacheBreakpoints checks where the stable prefix's breakpoints go: after the tools, after the system
+// prompt, and on the last block of the prefix's last message that can carry one.
+func TestCacheBreakpoints(t *testing.T) {
+	is := is.New(t)
+	c, body := capture(t)
+	msgs := []chat.Message{
+		chat.UserText("Is ticket 4711 open?"),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.Text{Text: "Let me look."},
+			chat.ToolCall{ID: "toolu_1", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)},
+			chat.Reasoning{Provider: anthropic.ProviderName, Text: "after", Signature: "sig"}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "toolu_1", Result: json.RawMessage(`{"open":true}`)}}},
+		chat.UserText("And 4712?"),
+	}
+	_, err := c.Respond(t.Context(), msgs, &chat.Options{Instructions: "Be brief.", Tools: providertest.Tools(), CacheMessages: 2})
+	is.NoErr(err)
+	var req struct {
+		System   []map[string]any `json:"system"`
+		Tools    []map[string]any `json:"tools"`
+		Messages []struct {
+			Role    string           `json:"role"`
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	is.NoErr(json.Unmarshal(*body, &req))
+	marked := func(m map[string]any) bool { return m["cache_control"] != nil }
+	is.True(marked(req.System[0]))
+	is.True(!marked(req.Tools[0]))
+	is.True(marked(req.Tools[1])) // after the last tool
+	is.Equal(len(req.Messages), 3)
+	is.Equal(req.Messages[2].Role, "user") // the tool result and the next question share the user turn
+	var marks []string
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			if marked(b) {
+				marks = append(marks, b["type"].(string))
+			}
+		}
+	}
+	is.Equal(marks, []string{"tool_use"}) // the thinking block cannot carry one: the tool use before it does
+	is.Equal(strings.Count(string(*body), "cache_control"), 3)
+
+	_, err = c.Respond(t.Context(), msgs, &chat.Options{Tools: providertest.Tools()})
+	is.NoErr(err)
+	is.True(!strings.Contains(string(*body), "cache_control")) // no marks without a stable prefix
+}
+
+func TestRequestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		msgs []chat.Message
+		opts *chat.Options
+		want string
+	}{
+		{"file type", []chat.Message{chat.UserFile("x", chat.File{MediaType: "application/zip", Data: []byte("PK"), Name: "a.zip"})}, nil, `"application/zip"`},
+		{"schema not an object", []chat.Message{chat.UserText("x")}, &chat.Options{Tools: []*toolset.Tool{{Name: "t", Schema: json.RawMessage(`{"type":"array"}`)}}}, `tool "t"`},
+		{"response schema", []chat.Message{chat.UserText("x")}, &chat.Options{ResponseFormat: &chat.ResponseFormat{Name: "r", Schema: json.RawMessage(`[1]`)}}, `response format "r"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			c, body := capture(t)
+			_, err := c.Respond(t.Context(), tt.msgs, tt.opts)
+			is.True(err != nil)
+			is.True(strings.Contains(err.Error(), tt.want)) // the error names what is wrong
+			is.Equal(*body, []byte(nil))                    // nothing was sent
+		})
+	}
+}

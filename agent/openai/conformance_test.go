@@ -1,0 +1,30 @@
+package openai_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/openai"
+	"github.com/typeshift-go/typeshift/agent/providertest"
+)
+
+// TestConformance runs the provider suite over Chat Completions exchanges recorded in testdata/conformance, and
+// against the real API when OPENAI_API_KEY is set.
+func TestConformance(t *testing.T) {
+	providertest.Run(t, providertest.Provider{
+		Name:     openai.ProviderName,
+		Fixtures: os.DirFS("testdata/conformance"),
+		New: func(t *testing.T, baseURL string) chat.Client {
+			return openai.New(option.WithBaseURL(baseURL), option.WithAPIKey(testKey), option.WithMaxRetries(0)).WithModel("gpt-4.1-mini")
+		},
+		Live: func(t *testing.T) chat.Client {
+			if !openai.Available() {
+				return nil
+			}
+			return openai.New(option.WithMaxRetries(0)).WithModel("gpt-4.1-mini")
+		},
+	})
+}
