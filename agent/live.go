@@ -119,6 +119,18 @@ type feed struct {
 	bytes     int
 	watchers  map[chan struct{}]struct{}
 	lastEnded int64 // the id of the last run-end event; events up to it are the ended runs'
+	// relayed is closed when the last relayer started here has published everything: the next run's relayer
+	// waits for it, so that a conversation's events reach the store in the order of their ids.
+	relayed chan struct{}
+}
+
+// relayAfter returns the channel of the previous relayer to wait for, and puts done in its place.
+func (f *feed) relayAfter(done chan struct{}) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.relayed
+	f.relayed = done
+	return prev
 }
 
 // add appends e and signals the watchers.

@@ -164,7 +164,8 @@ func (f *runFeed) startRelay() {
 	if f.relay != nil || f.closed {
 		return
 	}
-	r := &relayer{relay: relay, feed: f.feed, c: f.c, published: f.c.claimHead, wake: make(chan struct{}, 1)}
+	r := &relayer{relay: relay, feed: f.feed, c: f.c, published: f.c.claimHead, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r.prev = f.feed.relayAfter(r.done)
 	f.relay = r
 	go r.run()
 	r.kick()
@@ -179,7 +180,9 @@ type relayer struct {
 	c         *conversationRun
 	published int64 // the id of the last event handed to the store
 	wake      chan struct{}
-	last      atomic.Int64 // the run's last event, once it ended
+	last      atomic.Int64  // the run's last event, once it ended
+	prev      <-chan struct{} // closed when the previous run's relayer in this process is done; nil if none
+	done      chan struct{}   // closed when this one is
 }
 
 // publishTimeout bounds one publish; a relay that times out drops the batch (the watchers see a gap).
@@ -199,6 +202,13 @@ func (r *relayer) finish(last int64) {
 }
 
 func (r *relayer) run() {
+	defer close(r.done)
+	if r.prev != nil {
+		select {
+		case <-r.prev:
+		case <-time.After(publishTimeout): // a previous relayer stuck on the store does not hold this run's
+		}
+	}
 	for range r.wake {
 		evs := r.feed.after(r.published)
 		if len(evs) > 0 {

@@ -99,9 +99,9 @@ func (h *Host) Watch(ctx context.Context, settingsID, conversationID string) ite
 	}
 }
 
-// gapGrace is how long a watcher waits for a missing event before it calls it lost: events of two runs in two
-// processes, or a run's last events published after its release, may arrive out of order.
-const gapGrace = 500 * time.Millisecond
+// gapGrace is how long a watcher waits for a missing event before it calls it lost: the last events of a run,
+// published after its release, may reach the store after the first of the next run's in another process.
+const gapGrace = 2 * time.Second
 
 // WatchAfter returns the events of the conversation's streaming runs whose id is above after, until ctx ends,
 // whichever process runs them. A run's text comes coalesced (what the model streamed over some tens of
