@@ -180,7 +180,7 @@ type relayer struct {
 	c         *conversationRun
 	published int64 // the id of the last event handed to the store
 	wake      chan struct{}
-	last      atomic.Int64  // the run's last event, once it ended
+	last      atomic.Int64    // the run's last event, once it ended
 	prev      <-chan struct{} // closed when the previous run's relayer in this process is done; nil if none
 	done      chan struct{}   // closed when this one is
 }
