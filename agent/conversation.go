@@ -70,10 +70,11 @@ type conversationRun struct {
 	ttl        time.Duration
 	input      []chat.Message // the run's input, stored when it starts
 
-	mu      sync.Mutex // guards claim, which the renewal updates, cancel and lost
+	mu      sync.Mutex // guards claim, which the renewal updates, cancel, lost and ctxDone
 	claim   storage.Claim
 	cancel  context.CancelCauseFunc
 	lost    error         // why the claim was lost; the run stores nothing after it
+	ctxDone time.Time     // when the run's context ended (its deadline, its caller gone), or zero
 	keeper  *leaseKeeper  // renews the claim, with the host's other runs'
 	started bool          // the run's start is stored, or queued to be
 	stopped chan struct{} // closed to stop the watch
@@ -203,6 +204,11 @@ func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 	c.cancel = cancel
 	lost := c.lost
 	c.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.ctxDone = time.Now()
+		c.mu.Unlock()
+	})
 	ctx = context.WithValue(ctx, convKey{c.h}, c)
 	if lost != nil {
 		cancel(lost)

@@ -13,8 +13,9 @@ import (
 
 // leaseKeeper renews the claims of a host's live runs, all of them together every third of the lease: one
 // RenewLeases call per tick when the store is a [storage.LeaseRenewer] (the memory and Postgres stores are), one
-// Renew per claim otherwise. A run is kept from the moment it claims its conversation until it releases it; a
-// run whose claim is lost is cancelled with the loss as the cause, and stores nothing more.
+// Renew per claim otherwise. A run is kept from the moment it claims its conversation until it releases it, or
+// until finishTimeout after its context ended; a run whose claim is lost is cancelled with the loss as the cause,
+// and stores nothing more.
 type leaseKeeper struct {
 	mu      sync.Mutex
 	store   storage.ConversationStore
@@ -60,7 +61,9 @@ func (k *leaseKeeper) loop() {
 		}
 		runs := make([]*conversationRun, 0, len(k.runs))
 		for c := range k.runs {
-			runs = append(runs, c)
+			if !c.overdue() {
+				runs = append(runs, c)
+			}
 		}
 		k.mu.Unlock()
 		k.renew(runs)
@@ -98,6 +101,15 @@ func (k *leaseKeeper) renew(runs []*conversationRun) {
 		})
 	}
 	wg.Wait()
+}
+
+// overdue reports a run whose context ended longer ago than storing its end may take: a run stuck past its
+// deadline (its stream's consumer stopped reading, say) is no longer renewed, so its claim expires and the
+// conversation is free again; what the run stores later, the store refuses.
+func (c *conversationRun) overdue() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.ctxDone.IsZero() && time.Since(c.ctxDone) > finishTimeout
 }
 
 // currentClaim returns the run's claim as last renewed.

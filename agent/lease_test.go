@@ -214,3 +214,38 @@ func TestStepsStoredBeforeNextCall(t *testing.T) {
 		is.NoErr(s.Release(t.Context(), c))
 	})
 }
+
+// TestLeaseNotRenewedPastDeadline stops consuming a run's stream, as a server whose client stopped reading would,
+// past the run's deadline: the keeper renews the claim only for the time the run's end may take to store, then
+// lets it expire, so the conversation is free again instead of held for as long as the consumer waits.
+func TestLeaseNotRenewedPastDeadline(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		const ttl = time.Second
+		h := host(script(say("hello there, at length")), agent.Config{Store: s, LeaseTTL: ttl})
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		var free time.Duration
+		for _, err := range h.RunStream(ctx, agent.Text("hi"), agent.SettingsID(tenant), agent.Conversation("stuck")) {
+			is.NoErr(err)
+			// The consumer stops here: the run cannot go on. Another process tries to claim the conversation.
+			for free == 0 {
+				c, err := s.Claim(context.Background(), tenant, "stuck", "other", time.Minute)
+				if err == nil {
+					free = time.Since(start)
+					is.NoErr(s.Release(context.Background(), c))
+					break
+				}
+				is.True(errors.Is(err, storage.ErrConversationBusy))
+				is.True(time.Since(start) < 30*time.Second) // the claim was renewed for ever
+				time.Sleep(100 * time.Millisecond)
+			}
+			break
+		}
+		// Free once the deadline, the time to store the end and the lease have passed; not before the deadline
+		// and the time to store the end.
+		is.True(free > 10*time.Second)
+		t.Logf("free after %v", free)
+	})
+}

@@ -146,6 +146,7 @@ func (s *streamSide) follow(ctx context.Context, conversationID string, ready ch
 			if err != nil {
 				if ctx.Err() == nil {
 					s.watchErrs.Add(1)
+					time.Sleep(10 * time.Millisecond)
 				}
 				break
 			}

@@ -195,7 +195,7 @@ func (h *Handler) agui(w http.ResponseWriter, r *http.Request) error {
 		runID = newID()
 	}
 	s := &aguiSink{h: h, w: w, r: r, thread: req.ThreadID, run: runID, held: held,
-		sent: map[string]bool{}, stream: newSSE(w, nil)}
+		sent: map[string]bool{}, stream: h.newSSE(w, nil)}
 	h.run(r, host, req.ThreadID, opts, s)
 	return nil
 }

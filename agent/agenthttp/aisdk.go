@@ -125,7 +125,7 @@ func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error 
 	if last := req.Messages[len(req.Messages)-1]; last.Role == "assistant" && last.ID != "" {
 		msgID = last.ID // the answers continue the assistant's message
 	}
-	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID, stream: newSSE(w, func(hd http.Header) {
+	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID, stream: h.newSSE(w, func(hd http.Header) {
 		hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 	})}
 	h.run(r, host, req.ID, opts, s)

@@ -58,6 +58,9 @@ func decode(data []byte, v any, strict bool) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return badRequest("the body is empty: send a JSON object")
 	}
+	if err := checkText(data); err != nil {
+		return err // before decoding, which would change the text
+	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	if strict {
 		d.DisallowUnknownFields()

@@ -62,6 +62,9 @@ type Options struct {
 	RunTimeout time.Duration
 	// Heartbeat is how often an idle event stream sends a comment, so proxies keep it open; zero means 15 s.
 	Heartbeat time.Duration
+	// WriteTimeout bounds each write of an event stream (a run's or a watch's): a client that does not take an
+	// event within it is cut off, and its run goes on to its end without it. Zero means 30 s.
+	WriteTimeout time.Duration
 
 	// Logger receives a line per request and the errors clients do not see; nil means slog.Default().
 	Logger *slog.Logger
@@ -74,6 +77,7 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultRunTimeout   = 10 * time.Minute
 	DefaultHeartbeat    = 15 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 // Handler serves the hosts' agents over HTTP: the native JSON and Server-Sent Events API, AG-UI and the AI SDK's
@@ -147,6 +151,9 @@ func New(hosts []*agent.Host, opts Options) (*Handler, error) {
 	if h.opts.Heartbeat <= 0 {
 		h.opts.Heartbeat = DefaultHeartbeat
 	}
+	if h.opts.WriteTimeout <= 0 {
+		h.opts.WriteTimeout = DefaultWriteTimeout
+	}
 	tp := opts.TracerProvider
 	if tp == nil {
 		tp = otel.GetTracerProvider()
@@ -214,6 +221,10 @@ func (h *Handler) handle(pattern string, fn func(http.ResponseWriter, *http.Requ
 				info.principal, info.authenticated = p, true
 			}
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+		}
+		if err := checkRequestText(r.PathValue, r.URL.Query()); err != nil {
+			writeProblem(w, r, h.log, err)
+			return
 		}
 		if err := fn(w, r); err != nil {
 			writeProblem(w, r, h.log, err)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,9 +44,9 @@ func (a *desk) Declare() {
 }
 
 // model is the offline model of the tests. It reads the last message: after tool results it reports them; for
-// "close N" it closes ticket N (which waits for approval), for "get N" it reads ticket N, for "plan TEXT" it
+// "close N" it closes ticket N (which waits for approval), for "big N" it answers N times 64 KiB of text, for "get N" it reads ticket N, for "plan TEXT" it
 // presents TEXT as its plan (exit_plan_mode), for "search WORDS" it searches, for "wait" it blocks
-// until release is closed (or its context ends), and otherwise it echoes the text.
+// until release is closed (or its context ends), "wait big N" then answers as "big N" does, and otherwise it echoes the text.
 type model struct {
 	mu      sync.Mutex
 	release chan struct{} // closed to let a waiting call go on
@@ -57,6 +58,9 @@ func newModel() *model {
 }
 
 var closeRE = regexp.MustCompile(`^close (\d+)`)
+
+// bigWord is a word of the model's big answers: 64 KiB, streamed as one update each.
+var bigWord = strings.Repeat("x", 64<<10-1) + " "
 
 func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
 	last := msgs[len(msgs)-1]
@@ -82,6 +86,9 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 		return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
 			chat.Reasoning{Provider: "anthropic", Text: "The printer needs toner.", Signature: "sig-think"},
 			chat.Text{Text: "Order toner for floor 3."}}}}}, nil
+	case strings.HasPrefix(text, "big "):
+		n, _ := strconv.Atoi(strings.TrimPrefix(text, "big "))
+		return chattest.Text(strings.Repeat(bigWord, n)), nil
 	case strings.HasPrefix(text, "get "):
 		return chattest.Calls(chattest.Call("call-get", "get_ticket", `{"number":`+strings.TrimPrefix(text, "get ")+`}`)), nil
 	case strings.HasPrefix(text, "plan "):
@@ -99,6 +106,9 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 		case <-m.release:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(text, "wait big ")); err == nil {
+			return chattest.Text(strings.Repeat(bigWord, n)), nil
 		}
 		// A tool call, so that the run makes another model call, which takes in steering sent meanwhile.
 		return chattest.Calls(chattest.Call("call-wait", "search_tickets", `{"query":"printer"}`)), nil

@@ -16,21 +16,25 @@ import (
 )
 
 // sse writes a Server-Sent Events stream. The headers go out with the first event, so a run refused before it
-// starts still answers with a problem and its status. Once the client is gone, writes do nothing.
+// starts still answers with a problem and its status. Each write has a deadline: a client that stops reading is
+// cut off when one write waits longer than timeout, and the stream is gone. Once the client is gone, writes do
+// nothing, so the run behind the stream goes on to its end without it; nothing queues up for the client.
 type sse struct {
 	mu      sync.Mutex
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	header  func(http.Header) // extra response headers, such as a protocol's version header
 	status  int               // of the response; zero means 200
+	timeout time.Duration     // of each write
 	started bool
 	gone    bool
+	onGone  func() // called once when a write fails, such as a watch's cancel
 	stop    chan struct{}
 	buf     bytes.Buffer
 }
 
-func newSSE(w http.ResponseWriter, header func(http.Header)) *sse {
-	return &sse{w: w, rc: http.NewResponseController(w), header: header}
+func (h *Handler) newSSE(w http.ResponseWriter, header func(http.Header)) *sse {
+	return &sse{w: w, rc: http.NewResponseController(w), header: header, timeout: h.opts.WriteTimeout}
 }
 
 // begin sends the headers and starts the heartbeat; the caller holds mu.
@@ -73,17 +77,31 @@ func (s *sse) beat(d time.Duration, stop <-chan struct{}) {
 	}
 }
 
-// write sends b and flushes; the caller holds mu.
+// write sends b and flushes, within the write deadline; the caller holds mu.
 func (s *sse) write(b []byte) {
 	if s.gone {
 		return
 	}
+	if s.timeout > 0 {
+		// A writer that cannot take a deadline (a test's recorder) is written without one.
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	}
 	if _, err := s.w.Write(b); err != nil {
-		s.gone = true
+		s.cut()
 		return
 	}
 	if err := s.rc.Flush(); err != nil {
-		s.gone = true
+		s.cut()
+	}
+}
+
+// cut marks the client gone after a failed write; the caller holds mu.
+func (s *sse) cut() {
+	s.gone = true
+	if s.onGone != nil {
+		f := s.onGone
+		s.onGone = nil
+		f()
 	}
 }
 
@@ -121,10 +139,14 @@ func (s *sse) raw(data string) {
 	s.write([]byte("data: " + data + "\n\n"))
 }
 
-// close stops the heartbeat; nothing is written after it, since the response may be finished.
+// close stops the heartbeat; nothing is written after it, since the response may be finished. The server's own
+// last write (the end of the chunked body) gets a fresh deadline.
 func (s *sse) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.gone && s.started && s.timeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	}
 	s.gone = true
 	if s.stop != nil {
 		close(s.stop)
@@ -189,7 +211,7 @@ func (s *nativeSink) flushCollected(id string) {
 func (h *Handler) nativeSink(w http.ResponseWriter, r *http.Request, id, mode string, status int) *nativeSink {
 	s := &nativeSink{h: h, w: w, r: r, id: id, mode: mode, status: status}
 	if wantsEvents(r) {
-		s.stream = newSSE(w, nil)
+		s.stream = h.newSSE(w, nil)
 		s.stream.status = status
 	}
 	return s

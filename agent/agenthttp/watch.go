@@ -1,6 +1,7 @@
 package agenthttp
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -34,7 +35,11 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.conversationState(r.Context(), host, p.SettingsID, id); err != nil {
 		return err
 	}
-	stream := newSSE(w, nil)
+	// A watcher that stops reading is cut off at its first write past the deadline, which ends the watch.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stream := h.newSSE(w, nil)
+	stream.onGone = cancel
 	defer stream.close()
 	// Answer at once, so the client knows the stream is accepted before the first update arrives.
 	stream.mu.Lock()
@@ -45,7 +50,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 	for {
 		resumed := after >= 0
 		got := false
-		for u, err := range host.WatchAfter(r.Context(), p.SettingsID, id, after) {
+		for u, err := range host.WatchAfter(ctx, p.SettingsID, id, after) {
 			if err != nil {
 				if errors.Is(err, agent.ErrWatchBehind) && resumed && !got {
 					// The update to resume after is gone: say so, then follow from now.
@@ -65,7 +70,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 			sink.collecting = false
 			sink.flushCollected(strconv.FormatInt(u.ID, 10))
 		}
-		if after != storage.WatchFromNow || got || r.Context().Err() != nil {
+		if after != storage.WatchFromNow || got || ctx.Err() != nil {
 			return nil
 		}
 	}

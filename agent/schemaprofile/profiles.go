@@ -322,9 +322,9 @@ func nullSchema() *object {
 	return o
 }
 
-// geminiKeep are the keywords Gemini's JSON Schema fields take (propertyOrdering aside: the keys keep their order).
+// geminiKeep are the keywords Gemini's JSON Schema fields take, its own propertyOrdering among them.
 var geminiKeep = []string{"$defs", "$ref", "type", "format", "title", "description", "enum", "items", "prefixItems", "minItems",
-	"maxItems", "minimum", "maximum", "anyOf", "properties", "additionalProperties", "required"}
+	"maxItems", "minimum", "maximum", "anyOf", "properties", "additionalProperties", "required", "propertyOrdering"}
 
 // geminiFormats are the string formats Gemini takes.
 var geminiFormats = []string{"date-time", "date", "time"}
@@ -505,6 +505,15 @@ func (g *geminiAdapter) node(s *object, path string, optional bool, depth int) e
 		}
 	}
 	if m, ok := s.vals["properties"].(*object); ok {
+		if len(m.keys) > 1 {
+			// Gemini's own keyword for the order of the properties: its SDK sends the schema through a map, which
+			// sorts the keys, and the model writes the properties in the order it reads them.
+			order := make([]any, len(m.keys))
+			for i, k := range m.keys {
+				order[i] = k
+			}
+			s.set("propertyOrdering", order)
+		}
 		for _, name := range m.keys {
 			ps, ok := m.vals[name].(*object)
 			if !ok {

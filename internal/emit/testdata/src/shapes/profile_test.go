@@ -106,7 +106,7 @@ func TestStrictRestoresOptionalFields(t *testing.T) {
 }
 
 var geminiKeywords = []string{"$defs", "$ref", "type", "format", "title", "description", "enum", "items", "prefixItems", "minItems",
-	"maxItems", "minimum", "maximum", "anyOf", "properties", "additionalProperties", "required"}
+	"maxItems", "minimum", "maximum", "anyOf", "properties", "additionalProperties", "required", "propertyOrdering"}
 
 var strictKeywords = []string{"$defs", "$ref", "type", "format", "description", "enum", "const", "items", "minItems", "maxItems",
 	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "pattern", "anyOf", "properties",
