@@ -47,7 +47,8 @@
 // embedding it.
 //
 // TSH018: the value given to WithSettings has a type other than the method's settings parameter, or a constant
-// in its literal that the field's jsonschema tag refuses (a Days of 90 where the tag says maximum=28).
+// in its literal that the field's jsonschema tag refuses (a Days of 90 where the tag says maximum=28; a field
+// left out counts as its zero value).
 //
 // TSH019: a settings field marked configurable has a type that stored settings cannot hold.
 //

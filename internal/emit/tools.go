@@ -48,6 +48,9 @@ func (g *gen) toolsBuild(set *model.Toolset, build string) error {
 			g.p("if err != nil {")
 			g.p("return nil, err")
 			g.p("}")
+			if err := g.settingsChecks(v, t+"."+tool.Name, tool); err != nil {
+				return fmt.Errorf("emit: %s, tool %s: %w", t, tool.Name, err)
+			}
 			args[i] += ", " + v
 		}
 		args[i] += ", new(toolset.State)"
@@ -69,6 +72,82 @@ func (g *gen) toolsBuild(set *model.Toolset, build string) error {
 		if err := g.tool(set, tool); err != nil {
 			return fmt.Errorf("emit: %s, tool %s: %w", t, tool.Name, err)
 		}
+	}
+	return nil
+}
+
+// settingsChecks writes the checks of a tool's default settings, v, against the jsonschema tags of their scalar
+// fields: the parser reports a WithSettings literal's constants that a tag refuses, and these checks refuse, when
+// the tools are made, a value it could not read (a variable, a call), so that the tool never runs with a value no
+// stored or run setting may take.
+func (g *gen) settingsChecks(v, what string, tool *model.Tool) error {
+	rt, err := g.resolve(tool.Settings)
+	if err != nil {
+		return err
+	}
+	for _, f := range rt.Fields {
+		t, c := f.Type, f.Constraints
+		target := v + "." + f.Path
+		var conds, rules []string
+		switch t.Kind {
+		case model.Int, model.Uint, model.Float:
+			for _, b := range []struct{ key, lit, op string }{
+				{"minimum", c.Minimum, "<"},
+				{"maximum", c.Maximum, ">"},
+				{"exclusiveMinimum", c.ExclusiveMinimum, "<="},
+				{"exclusiveMaximum", c.ExclusiveMaximum, ">="},
+			} {
+				if b.lit != "" {
+					conds = append(conds, fmt.Sprintf("%s %s %s", target, b.op, b.lit))
+					rules = append(rules, b.key+"="+b.lit)
+				}
+			}
+		case model.String:
+			s := target
+			if t.GoType != "string" {
+				s = "string(" + target + ")"
+			}
+			if c.MinLength > 0 {
+				conds = append(conds, fmt.Sprintf("utf8.RuneCountInString(%s) < %d", s, c.MinLength))
+				rules = append(rules, fmt.Sprintf("minLength=%d", c.MinLength))
+			}
+			if c.MaxLength > 0 {
+				conds = append(conds, fmt.Sprintf("utf8.RuneCountInString(%s) > %d", s, c.MaxLength))
+				rules = append(rules, fmt.Sprintf("maxLength=%d", c.MaxLength))
+			}
+			if c.Pattern != "" {
+				conds = append(conds, fmt.Sprintf("!%s.MatchString(%s)", g.pattern(c.Pattern), s))
+				rules = append(rules, "pattern="+c.Pattern)
+			}
+		default:
+			continue
+		}
+		for _, enum := range [][]string{t.Enum, c.Enum} {
+			if len(enum) == 0 {
+				continue
+			}
+			eqs := make([]string, len(enum))
+			for i, lit := range enum {
+				gl, err := goLiteral(lit)
+				if err != nil {
+					return err
+				}
+				eqs[i] = target + " == " + gl
+			}
+			conds = append(conds, "!("+strings.Join(eqs, " || ")+")")
+			rules = append(rules, "enum "+strings.Join(enum, ", "))
+		}
+		if len(conds) == 0 {
+			continue
+		}
+		verb := "%v"
+		if t.Kind == model.String {
+			verb = "%q"
+		}
+		g.p("if %s {", strings.Join(conds, " || "))
+		g.p("return nil, fmt.Errorf(\"%%s: WithSettings gives %%s = %s, which its tag refuses (%%s): give a value the tag accepts, or change the tag\", %q, %q, %s, %q)",
+			verb, what, f.JSONName, target, strings.Join(rules, ", "))
+		g.p("}")
 	}
 	return nil
 }

@@ -15,8 +15,8 @@ import (
 
 // checkSettingsValues reports (TSH018) each constant value of a WithSettings composite literal that its field's
 // jsonschema tag refuses: the tool would run with a value that no stored or run setting may take, and the model
-// would read bounds its own defaults break. Only a composite literal's constants are checked: a value the
-// generator cannot read (a variable, a call) is not.
+// would read bounds its own defaults break. A field the literal leaves out is checked with its zero value. A
+// value the generator cannot read (a variable, a call) is checked by the generated code when it makes the tools.
 func (p *parser) checkSettingsValues(t *model.Tool, c *chain) bool {
 	lit, ok := ast.Unparen(c.settingsArg).(*ast.CompositeLit)
 	if !ok {
@@ -32,6 +32,7 @@ func (p *parser) checkSettingsValues(t *model.Tool, c *chain) bool {
 		byPath[f.Path] = f
 	}
 	ok = true
+	given := map[string]bool{}
 	for i, elt := range lit.Elts {
 		var name string
 		value := elt
@@ -44,6 +45,7 @@ func (p *parser) checkSettingsValues(t *model.Tool, c *chain) bool {
 		} else if i < under.NumFields() {
 			name = under.Field(i).Name()
 		}
+		given[name] = true
 		f := byPath[name]
 		if f == nil {
 			continue
@@ -52,6 +54,31 @@ func (p *parser) checkSettingsValues(t *model.Tool, c *chain) bool {
 			p.report(value, "TSH018", Error, fmt.Sprintf(
 				"the setting %s.%s = %s: the tool would run with a value its tag refuses to stored and run settings; change the value or the tag",
 				t.Settings.GoType, name, problem))
+			ok = false
+		}
+	}
+	// A field the literal leaves out runs with its zero value, which its tag may refuse too.
+	for _, f := range st.Fields {
+		top, _, _ := strings.Cut(f.Path, ".")
+		if given[top] {
+			continue
+		}
+		var zero string
+		switch deref(f.Type).Kind {
+		case model.Int, model.Uint, model.Float:
+			zero = "0"
+		case model.String:
+			zero = `""`
+		default:
+			continue
+		}
+		if f.Type.Kind == model.Pointer {
+			continue
+		}
+		if problem := literalRefused(f, zero); problem != "" {
+			p.report(lit, "TSH018", Error, fmt.Sprintf(
+				"the setting %s.%s is left out, so %s: the tool would run with a value its tag refuses to stored and run settings; give it a value the tag accepts",
+				t.Settings.GoType, f.Path, problem))
 			ok = false
 		}
 	}
@@ -69,7 +96,7 @@ func (p *parser) settingRefused(f *model.Field, e ast.Expr) string {
 	if scalar != f.Type {
 		return "" // a pointer field takes no constant
 	}
-	var lit, shown string
+	var lit string
 	switch v := tv.Value; v.Kind() {
 	case constant.Int:
 		lit = v.ExactString()
@@ -82,16 +109,20 @@ func (p *parser) settingRefused(f *model.Field, e ast.Expr) string {
 	default:
 		return ""
 	}
-	shown = lit
-	c := f.Constraints
+	return literalRefused(f, lit)
+}
+
+// literalRefused says why a field's tag refuses the JSON literal lit, "" if it accepts it.
+func literalRefused(f *model.Field, lit string) string {
+	scalar, c := deref(f.Type), f.Constraints
 	switch {
 	case len(c.Enum) > 0 && !slices.Contains(c.Enum, lit):
-		return fmt.Sprintf("%s is not one of the enum values %s", shown, strings.Join(c.Enum, ", "))
+		return fmt.Sprintf("%s is not one of the enum values %s", lit, strings.Join(c.Enum, ", "))
 	case len(scalar.Enum) > 0 && !slices.Contains(scalar.Enum, lit):
-		return fmt.Sprintf("%s is not a value of %s (%s)", shown, scalar.GoType, strings.Join(scalar.Enum, ", "))
+		return fmt.Sprintf("%s is not a value of %s (%s)", lit, scalar.GoType, strings.Join(scalar.Enum, ", "))
 	}
 	if problem := refuses(c, scalar, lit); problem != "" {
-		return shown + " " + problem
+		return lit + " " + problem
 	}
 	return ""
 }

@@ -37,7 +37,7 @@ func (t *Tickets) Declare() {
 	t.AddTool(t.NoSettings).WithSettings(SearchSettings{})    // want `TSH018: NoSettings takes no settings parameter`
 	t.AddTool(t.WantsSettings)                                // want `TSH018: WantsSettings takes settings .*SearchSettings.* but the chain gives none`
 	t.AddTool(t.Find).WithSettings(SearchSettings{Limit: 20})
-	t.AddTool(t.Renew).WithSettings(RenewSettings{Days: 90}) // want `TSH018: the setting RenewSettings\.Days = 90 is above maximum 28: the tool would run with a value its tag refuses`
+	t.AddTool(t.Renew).WithSettings(RenewSettings{Days: 90}) // want `TSH018: the setting RenewSettings\.Days = 90 is above maximum 28: the tool would run with a value its tag refuses` `TSH018: the setting RenewSettings\.Mode is left out, so "" is not one of the enum values "mail", "phone"`
 	t.AddTool(t.RenewTwice).WithSettings(RenewSettings{
 		Days:  tooMany,        // want `TSH018: the setting RenewSettings\.Days = 90 is above maximum 28`
 		Mode:  "post",         // want `TSH018: the setting RenewSettings\.Mode = "post" is not one of the enum values "mail", "phone"`
@@ -45,6 +45,7 @@ func (t *Tickets) Declare() {
 		Note:  "far too long", // want `TSH018: the setting RenewSettings\.Note = "far too long" is longer than maxLength 5`
 	})
 	t.AddTool(t.RenewAtMost).WithSettings(RenewSettings{Days: 28, Mode: "mail", Ratio: 0.5, Note: "short"})
+	t.AddTool(t.RenewLeftOut).WithSettings(RenewSettings{Mode: "phone"}) // want `TSH018: the setting RenewSettings\.Days is left out, so 0 is below minimum 1`
 	t.AddTool(t.RenewInOrder).WithSettings(RenewSettings{1, "phone", 0, ""})
 }
 
@@ -56,6 +57,9 @@ func (t *Tickets) RenewTwice(ctx context.Context, in Input, s RenewSettings) err
 
 // RenewAtMost renews a loan by the most days the tag allows.
 func (t *Tickets) RenewAtMost(ctx context.Context, in Input, s RenewSettings) error { return nil }
+
+// RenewLeftOut leaves the days out.
+func (t *Tickets) RenewLeftOut(ctx context.Context, in Input, s RenewSettings) error { return nil }
 
 // RenewInOrder gives its settings without field names.
 func (t *Tickets) RenewInOrder(ctx context.Context, in Input, s RenewSettings) error { return nil }

@@ -222,6 +222,22 @@ type Tuning struct {
 	Extras []string `json:"extras,omitempty"`
 }
 
+// Tuned takes its default settings from a field, a value the generator cannot read: the generated code checks
+// it against the tags when the tools are made.
+type Tuned struct {
+	toolset.Toolset
+	Defaults Tuning
+}
+
+func (t *Tuned) Declare() {
+	t.AddTool(t.Adjust).WithSettings(t.Defaults)
+}
+
+// Adjust reports the settings it runs with.
+func (t *Tuned) Adjust(ctx context.Context, s Tuning) (Tuning, error) {
+	return s, nil
+}
+
 // Configure reports the settings it runs with.
 func (s *Shapes) Configure(ctx context.Context, t Tuning) (Tuning, error) {
 	return t, nil

@@ -209,6 +209,34 @@ func TestPickedSettingsAndCall(t *testing.T) {
 	is.True(m["echo"].Configure == nil)
 }
 
+// TestDefaultSettingsOutsideTheirTags shows that default settings the generator could not read are checked
+// against their tags when the tools are made: out of range, or not one of the enum values, they make no tools
+// and say which setting and which tag; within them, the tool runs with them.
+func TestDefaultSettingsOutsideTheirTags(t *testing.T) {
+	for _, tc := range []struct {
+		defaults Tuning
+		err      string
+	}{
+		{Tuning{Level: 9, Mode: "fast"}, `Tuned.adjust: WithSettings gives level = 9, which its tag refuses (minimum=1, maximum=5): give a value the tag accepts, or change the tag`},
+		{Tuning{Level: 0, Mode: "fast"}, `Tuned.adjust: WithSettings gives level = 0, which its tag refuses (minimum=1, maximum=5)`},
+		{Tuning{Level: 2, Mode: "turbo"}, `Tuned.adjust: WithSettings gives mode = "turbo", which its tag refuses (enum "fast", "slow")`},
+		{Tuning{Level: 5, Mode: "slow"}, ""},
+	} {
+		is := is.New(t)
+		tools, err := (&Tuned{Defaults: tc.defaults}).Tools(context.Background(), &toolset.Run{})
+		if tc.err != "" {
+			is.True(err != nil)
+			is.True(strings.HasPrefix(err.Error(), tc.err)) // names the tool, the setting and the tag
+			is.Equal(len(tools), 0)
+			continue
+		}
+		is.NoErr(err)
+		got, err := call(t, tools[0], `{}`)
+		is.NoErr(err)
+		is.True(strings.Contains(got, `"level":5`))
+	}
+}
+
 func TestNoInputTools(t *testing.T) {
 	is := is.New(t)
 	s, m := tools(t)
