@@ -297,7 +297,7 @@ func checkConversationInput(input []chat.Message) error {
 
 // marshalEntry returns an entry of type t holding msgs.
 func marshalEntry(t storage.EntryType, msgs []chat.Message) (storage.Entry, error) {
-	data, err := chat.MarshalMessages(msgs)
+	data, err := chat.MarshalMessages(shallowMessages(msgs))
 	if err != nil {
 		return storage.Entry{}, fmt.Errorf("encoding %s: %w", t, err)
 	}
