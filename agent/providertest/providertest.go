@@ -121,7 +121,7 @@ func Cases() []Case {
 		{"finish_content_filter", "a whole answer stopped by the provider's filter or a refusal", finishCase(chat.FinishContentFilter)},
 		{"cancel", "the beginning of a stream, held open (hold: true)", caseCancel},
 		{"rate_limit", "status 429 with Retry-After: 7", statusCase(429, false, 7*time.Second, chat.ErrRateLimited)},
-		{"overloaded", "status 529, for a stream", statusCase(529, true, 0, chat.ErrOverloaded)},
+		{"overloaded", "status 529 (or 503, where that is the provider's overload), for a stream", statusCase(529, true, 0, chat.ErrOverloaded)},
 		{"server_error", "status 500", statusCase(500, false, 0, chat.ErrServer)},
 		{"malformed_stream", "a stream with an event that is not JSON", brokenStream},
 		{"truncated_stream", "a stream cut before the model finished", brokenStream},
@@ -508,6 +508,9 @@ func statusCase(status int, stream bool, retryAfter time.Duration, kind error) f
 		var pe *chat.ProviderError
 		if !errors.As(err, &pe) {
 			t.Fatalf("error %v (%T), want a *chat.ProviderError", err, err)
+		}
+		if status == 529 && e.f.exchanges[0].status == 503 {
+			status = 503 // the provider's overload (Gemini's UNAVAILABLE)
 		}
 		if pe.StatusCode != status || pe.Provider != e.p.Name || !pe.Temporary() {
 			t.Errorf("error %+v: want status %d of provider %q, temporary", pe, status, e.p.Name)
