@@ -456,4 +456,3 @@ func ClientLogger(ctx context.Context) *slog.Logger {
 	}
 	return slog.New(sdk.NewLoggingHandler(ss, &sdk.LoggingHandlerOptions{LoggerName: "typeshift"}))
 }
-
