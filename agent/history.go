@@ -289,6 +289,9 @@ func checkConversationInput(input []chat.Message) error {
 				return fmt.Errorf("input message %d carries the tool call %q: %w", i, p.ID, ErrHistoryWithConversation)
 			case chat.ToolResult:
 				return fmt.Errorf("input message %d carries a result of the tool call %q: %w", i, p.CallID, ErrHistoryWithConversation)
+			case chat.Reasoning:
+				// Reasoning goes back to the provider as the model's own, signed: only a model's answer holds it.
+				return fmt.Errorf("input message %d carries reasoning of %q: %w", i, p.Provider, ErrHistoryWithConversation)
 			}
 		}
 	}
@@ -297,7 +300,7 @@ func checkConversationInput(input []chat.Message) error {
 
 // marshalEntry returns an entry of type t holding msgs.
 func marshalEntry(t storage.EntryType, msgs []chat.Message) (storage.Entry, error) {
-	data, err := chat.MarshalMessages(msgs)
+	data, err := chat.MarshalMessages(shallowMessages(msgs))
 	if err != nil {
 		return storage.Entry{}, fmt.Errorf("encoding %s: %w", t, err)
 	}

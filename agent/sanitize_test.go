@@ -1,9 +1,11 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
 // badText lists text no store holds as it is, in the forms a model or a tool
@@ -170,4 +173,57 @@ func TestDeepArgumentsGetTheDepthMessage(t *testing.T) {
 			is.True(!strings.Contains(msg, "send a JSON object;"))
 		})
 	}
+}
+
+// TestDepthAroundTheLimit sends a model's call with arguments nested at every depth around the one depth limit
+// (tooljson.MaxDepth) and around encoding/json's (10,000): every run ends, and every stored conversation loads
+// and goes on, on both stores. Arguments within the limit are stored as sent; deeper ones get the limit's message
+// and are stored as a string of their text.
+func TestDepthAroundTheLimit(t *testing.T) {
+	var depths []int
+	for d := tooljson.MaxDepth - 2; d <= tooljson.MaxDepth+2; d++ {
+		depths = append(depths, d)
+	}
+	for d := 9994; d <= 10002; d++ {
+		depths = append(depths, d)
+	}
+	stores(t, func(t *testing.T, s storage.Store) {
+		for _, depth := range depths {
+			is := is.New(t)
+			id := fmt.Sprintf("depth-%d", depth)
+			args := `{"q":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}` // depth levels
+			m := script(call(tc("deep", "close_ticket", args)), say("done"), say("again"))
+			h := host(m, agent.Config{Store: s}, echo("close_ticket"))
+			res, err := h.Run(context.Background(), agent.Text("go"), agent.SettingsID(tenant), agent.Conversation(id))
+			is.NoErr(err) // depth
+			is.Equal(res.Text(), "done")
+			deep := strings.Contains(m.lastResults()["deep"].Error, "nested too deeply")
+			if deep != (depth > tooljson.MaxDepth) {
+				t.Fatalf("depth %d: the call's result is %+v", depth, m.lastResults()["deep"])
+			}
+
+			st, err := h.LoadConversation(context.Background(), tenant, id)
+			is.NoErr(err) // depth: the stored conversation loads
+			var stored json.RawMessage
+			for _, msg := range st.Messages {
+				for _, p := range msg.Parts {
+					if c, ok := p.(chat.ToolCall); ok && c.ID == "deep" {
+						stored = c.Arguments
+					}
+				}
+			}
+			if depth > tooljson.MaxDepth {
+				var text string
+				is.NoErr(json.Unmarshal(stored, &text))
+				is.Equal(text, args) // kept whole, as text
+			} else {
+				var got bytes.Buffer
+				is.NoErr(json.Compact(&got, stored)) // Postgres's jsonb spaces it out
+				is.Equal(got.String(), args)         // kept as sent
+			}
+			res, err = h.Run(context.Background(), agent.Text("more"), agent.SettingsID(tenant), agent.Conversation(id))
+			is.NoErr(err) // depth: the conversation goes on
+			is.Equal(res.Text(), "again")
+		}
+	})
 }

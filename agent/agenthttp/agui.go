@@ -108,34 +108,67 @@ func (h *Handler) aguiRunInput(req *aguiInput) (input, error) {
 	if last.Role != "user" {
 		return in, &fieldError{Pointer: at + "/role", Detail: "the last message must be the user's, or resume the interrupts"}
 	}
-	text, ok := aguiText(last.Content)
-	if !ok {
-		return in, &fieldError{Pointer: at + "/content", Detail: "must be text, or text parts"}
+	text, files, err := aguiContent(at+"/content", last.Content)
+	if err != nil {
+		return in, err
 	}
-	in.text = text
+	in.text, in.files = text, files
 	return in, nil
 }
 
-// aguiText reads a user message's content: a string, or an array of parts of which the text parts are read.
-func aguiText(content json.RawMessage) (string, bool) {
+// aguiPart is a user message's content part: text, or an image, audio, video or document whose source carries
+// its bytes ("data"), a URL ("url") or a provider's file handle ("file").
+type aguiPart struct {
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Source *struct {
+		Type     string `json:"type"`
+		Value    string `json:"value"`
+		MimeType string `json:"mimeType"`
+	} `json:"source"`
+	Metadata struct {
+		Filename string `json:"filename"`
+	} `json:"metadata"`
+}
+
+// aguiContent reads a user message's content: a string, or an array of text and media parts.
+func aguiContent(at string, content json.RawMessage) (string, []chat.File, error) {
 	var s string
 	if json.Unmarshal(content, &s) == nil {
-		return s, true
+		return s, nil, nil
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var parts []aguiPart
 	if json.Unmarshal(content, &parts) != nil {
-		return "", false
+		return "", nil, &fieldError{Pointer: at, Detail: "must be text, or text and media parts"}
 	}
 	var texts []string
-	for _, p := range parts {
-		if p.Type == "text" {
+	var files []chat.File
+	for i, p := range parts {
+		pat := at + "/" + itoa(i)
+		switch p.Type {
+		case "text":
 			texts = append(texts, p.Text)
+		case "image", "audio", "video", "document":
+			if p.Source == nil {
+				return "", nil, &fieldError{Pointer: pat + "/source", Detail: "required"}
+			}
+			var data, url string
+			switch p.Source.Type {
+			case "data":
+				data = p.Source.Value
+			case "url", "file":
+				url = p.Source.Value
+			default:
+				return "", nil, &fieldError{Pointer: pat + "/source/type", Detail: `must be "data", "url" or "file"`}
+			}
+			f, err := fileOf(pat+"/source", p.Source.MimeType, data, url, p.Metadata.Filename)
+			if err != nil {
+				return "", nil, err
+			}
+			files = append(files, f)
 		}
 	}
-	return strings.Join(texts, "\n"), true
+	return strings.Join(texts, "\n"), files, nil
 }
 
 // agui runs an agent for an AG-UI client.
@@ -178,6 +211,7 @@ type aguiSink struct {
 	sent        map[string]bool // the calls this run has sent
 	started     bool
 	messageID   string // the open text message, or ""
+	reasoningID string // the open reasoning message, or ""
 	lastMessage string // the last assistant message, the parent of its tool calls
 }
 
@@ -192,6 +226,32 @@ func (s *aguiSink) begin() {
 	}
 	s.started = true
 	s.send("RUN_STARTED", map[string]any{"threadId": s.thread, "runId": s.run})
+}
+
+// reasoning streams a reasoning delta as a reasoning message of its own. Only the text reaches the client: the
+// signature and the encrypted form are the provider's, kept in the stored conversation. A part that carries them
+// ends its block, and the message.
+func (s *aguiSink) reasoning(p chat.Reasoning) {
+	if p.Text != "" {
+		if s.reasoningID == "" {
+			s.endText()
+			s.reasoningID = newID()
+			s.send("REASONING_START", map[string]any{"messageId": s.reasoningID})
+			s.send("REASONING_MESSAGE_START", map[string]any{"messageId": s.reasoningID, "role": "reasoning"})
+		}
+		s.send("REASONING_MESSAGE_CONTENT", map[string]any{"messageId": s.reasoningID, "delta": p.Text})
+	}
+	if p.Signature != "" || p.Encrypted != "" {
+		s.endReasoning()
+	}
+}
+
+func (s *aguiSink) endReasoning() {
+	if s.reasoningID != "" {
+		s.send("REASONING_MESSAGE_END", map[string]any{"messageId": s.reasoningID})
+		s.send("REASONING_END", map[string]any{"messageId": s.reasoningID})
+		s.reasoningID = ""
+	}
 }
 
 func (s *aguiSink) endText() {
@@ -218,6 +278,15 @@ func (s *aguiSink) toolCall(c chat.ToolCall) {
 func (s *aguiSink) update(u chat.Update) {
 	s.begin()
 	for _, p := range u.Parts {
+		if r, ok := p.(chat.Reasoning); ok {
+			if u.Role == chat.RoleAssistant {
+				s.reasoning(r)
+			}
+			continue
+		}
+		if _, ok := p.(chat.UsagePart); !ok {
+			s.endReasoning()
+		}
 		switch p := p.(type) {
 		case chat.Text:
 			if p.Text == "" || u.Role != chat.RoleAssistant {
@@ -249,6 +318,7 @@ func (s *aguiSink) update(u chat.Update) {
 func (s *aguiSink) end(res *agent.Result, err error) {
 	defer s.stream.close()
 	s.begin()
+	s.endReasoning()
 	s.endText()
 	s.send("STATE_SNAPSHOT", map[string]any{"snapshot": map[string]any{"mode": res.Mode, "pending": requestsJSON(res.Pending)}})
 	if err != nil {

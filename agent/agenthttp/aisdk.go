@@ -35,10 +35,13 @@ type uiMessage struct {
 
 // uiPart is the fields of the message parts this endpoint reads.
 type uiPart struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	State    string `json:"state"`
-	Approval *struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	MediaType string `json:"mediaType"`
+	URL       string `json:"url"`
+	Filename  string `json:"filename"`
+	State     string `json:"state"`
+	Approval  *struct {
 		ID       string `json:"id"`
 		Approved *bool  `json:"approved"`
 		Reason   string `json:"reason"`
@@ -68,8 +71,14 @@ func uiInput(req *uiChatRequest) (input, error) {
 		switch {
 		case last.Role == "user" && p.Type == "text":
 			texts = append(texts, p.Text)
+		case last.Role == "user" && p.Type == "file":
+			f, err := fileOf(at+"/parts/"+itoa(i), p.MediaType, "", p.URL, p.Filename)
+			if err != nil {
+				return input{}, err
+			}
+			in.files = append(in.files, f)
 		case last.Role == "user":
-			return input{}, &fieldError{Pointer: at + "/parts/" + itoa(i) + "/type", Detail: "only text parts are taken from the user"}
+			return input{}, &fieldError{Pointer: at + "/parts/" + itoa(i) + "/type", Detail: "only text and file parts are taken from the user"}
 		case last.Role == "assistant" && isUITool(p.Type) && p.State == "approval-responded" && p.Approval != nil:
 			if p.Approval.Approved == nil {
 				return input{}, &fieldError{Pointer: at + "/parts/" + itoa(i) + "/approval/approved", Detail: "required"}
@@ -85,8 +94,8 @@ func uiInput(req *uiChatRequest) (input, error) {
 	}
 	in.text = strings.Join(texts, "\n")
 	in.mode = req.Mode
-	if in.text == "" && len(in.answers) == 0 {
-		return input{}, &fieldError{Pointer: at, Detail: "the message holds no text and no approval answer"}
+	if in.text == "" && len(in.files) == 0 && len(in.answers) == 0 {
+		return input{}, &fieldError{Pointer: at, Detail: "the message holds no text, no file and no approval answer"}
 	}
 	return in, nil
 }
@@ -179,6 +188,32 @@ type uiSink struct {
 	stepOpen  bool
 	messageID string
 	textID    string // the open text part, or ""
+	reasonID  string // the open reasoning part, or ""
+}
+
+// reasoning streams a reasoning delta as a reasoning part. Only the text reaches the client: the signature and
+// the encrypted form are the provider's, kept in the stored conversation. A part that carries them ends its
+// block, and the part.
+func (s *uiSink) reasoning(p chat.Reasoning) {
+	if p.Text != "" {
+		if s.reasonID == "" {
+			s.endText()
+			s.step()
+			s.reasonID = newID()
+			s.chunk(map[string]any{"type": "reasoning-start", "id": s.reasonID})
+		}
+		s.chunk(map[string]any{"type": "reasoning-delta", "id": s.reasonID, "delta": p.Text})
+	}
+	if p.Signature != "" || p.Encrypted != "" {
+		s.endReasoning()
+	}
+}
+
+func (s *uiSink) endReasoning() {
+	if s.reasonID != "" {
+		s.chunk(map[string]any{"type": "reasoning-end", "id": s.reasonID})
+		s.reasonID = ""
+	}
 }
 
 func (s *uiSink) chunk(v map[string]any) { s.stream.event(s.h.opts.Heartbeat, "", "", v) }
@@ -222,6 +257,15 @@ func (s *uiSink) toolInput(c chat.ToolCall) {
 func (s *uiSink) update(u chat.Update) {
 	s.begin()
 	for _, p := range u.Parts {
+		if r, ok := p.(chat.Reasoning); ok {
+			if u.Role == chat.RoleAssistant {
+				s.reasoning(r)
+			}
+			continue
+		}
+		if _, ok := p.(chat.UsagePart); !ok {
+			s.endReasoning()
+		}
 		switch p := p.(type) {
 		case chat.Text:
 			if p.Text == "" || u.Role != chat.RoleAssistant {
@@ -260,6 +304,7 @@ func (s *uiSink) update(u chat.Update) {
 func (s *uiSink) end(res *agent.Result, err error) {
 	defer s.stream.close()
 	s.begin()
+	s.endReasoning()
 	s.endText()
 	if err != nil {
 		s.chunk(map[string]any{"type": "error", "errorText": problemOf(err).Detail})

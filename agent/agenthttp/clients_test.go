@@ -79,6 +79,7 @@ var clientFlows = []struct {
 	{name: "steer", agui: true, aisdk: true},   // a run that takes in steering input
 	{name: "error", agui: true, aisdk: true},   // a tool that fails
 	{name: "refused", agui: true, aisdk: true}, // a run the server refuses before it starts
+	{name: "think", agui: true, aisdk: true},   // an answer after signed reasoning, which the client sees as reasoning
 }
 
 // autoApprove approves closing ticket 4712 without asking, for the auto flow.
@@ -171,6 +172,8 @@ func storedItems(t *testing.T, e *env, id string, dropSteering bool) ([]item, *a
 				switch p := p.(type) {
 				case chat.Text:
 					items = addText(items, p.Text)
+				case chat.Reasoning:
+					items = append(items, item{Kind: "reasoning", Text: p.Text})
 				case chat.ToolCall:
 					items = append(items, item{Kind: "call", ID: p.ID, Name: p.Name, Text: compact(string(p.Arguments))})
 				}
@@ -246,6 +249,8 @@ func TestAGUIClientState(t *testing.T) {
 						}
 					case "tool":
 						client = append(client, item{Kind: "result", ID: m.ToolCallID, Text: compact(text)})
+					case "reasoning":
+						client = append(client, item{Kind: "reasoning", Text: text})
 					default:
 						t.Fatalf("a %s message in the client's state", m.Role)
 					}
@@ -334,6 +339,8 @@ func TestAISDKClientState(t *testing.T) {
 								t.Fatalf("the call %s ended in the state %q", p.ToolCallID, p.State)
 							}
 						case p.Type == "step-start":
+						case p.Type == "reasoning":
+							client = append(client, item{Kind: "reasoning", Text: p.Text})
 						default:
 							t.Fatalf("a %s part in the chat's state", p.Type)
 						}
@@ -402,6 +409,9 @@ func checkFlow(t *testing.T, e *env, flow string, stored []item) {
 		is.Equal(stored[2].Text, "no ticket 99999 exists: search for it first")
 	case "refused":
 		is.Equal(kinds, []string{"user", "text", "user"})
+	case "think":
+		is.Equal(kinds, []string{"user", "reasoning", "text"})
+		is.Equal(stored[1].Text, "The printer needs toner.")
 	default:
 		panic(fmt.Sprintf("no check for the flow %q", flow))
 	}

@@ -82,6 +82,10 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 	case closeRE.MatchString(text):
 		n := closeRE.FindStringSubmatch(text)[1]
 		return chattest.Calls(chattest.Call("call-close-"+n, "close_ticket", `{"number":`+n+`,"reason":"fixed"}`)), nil
+	case strings.HasPrefix(text, "think "):
+		return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.Reasoning{Provider: "anthropic", Text: "The printer needs toner.", Signature: "sig-think"},
+			chat.Text{Text: "Order toner for floor 3."}}}}}, nil
 	case strings.HasPrefix(text, "big "):
 		n, _ := strconv.Atoi(strings.TrimPrefix(text, "big "))
 		return chattest.Text(strings.Repeat(bigWord, n)), nil

@@ -136,8 +136,10 @@ func TestUIMessageStream(t *testing.T) {
 				{"no messages", map[string]any{"id": "c"}, 422, "/messages"},
 				{"regenerate", map[string]any{"id": "c", "trigger": "regenerate-message", "messages": []any{userMessage("hi")}}, 422, "/trigger"},
 				{"system message", map[string]any{"id": "c", "messages": []any{map[string]any{"id": "s", "role": "system", "parts": []any{}}}}, 422, "/messages/0/role"},
-				{"a file", map[string]any{"id": "c", "messages": []any{map[string]any{"id": "f", "role": "user",
-					"parts": []any{map[string]any{"type": "file", "url": "data:,x", "mediaType": "text/plain"}}}}}, 422, "/messages/0/parts/0/type"},
+				{"a data URL not in base64", map[string]any{"id": "c", "messages": []any{map[string]any{"id": "f", "role": "user",
+					"parts": []any{map[string]any{"type": "file", "url": "data:,x", "mediaType": "text/plain"}}}}}, 422, "/messages/0/parts/0/url"},
+				{"a reasoning part", map[string]any{"id": "c", "messages": []any{map[string]any{"id": "f", "role": "user",
+					"parts": []any{map[string]any{"type": "reasoning", "text": "x"}}}}}, 422, "/messages/0/parts/0/type"},
 				{"empty message", map[string]any{"id": "c", "messages": []any{map[string]any{"id": "e", "role": "user", "parts": []any{}}}}, 422, "/messages/0"},
 				{"parts not objects", map[string]any{"id": "c", "messages": []any{map[string]any{"id": "e", "role": "user", "parts": []any{1}}}}, 422, "/messages/0/parts/0"},
 			} {

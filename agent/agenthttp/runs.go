@@ -20,6 +20,7 @@ type runRequest struct {
 	// Agent names the agent to run; it may be left out when the handler serves one.
 	Agent     string       `json:"agent,omitempty"`
 	Text      string       `json:"text,omitempty"`
+	Files     []fileJSON   `json:"files,omitempty"`
 	Approvals []answerJSON `json:"approvals,omitempty"`
 	// Mode, when set, runs in this mode (one of Options.ClientModes); otherwise the conversation's mode goes on.
 	Mode *string `json:"mode,omitempty"`
@@ -99,6 +100,7 @@ func resultOf(conversationID string, res *agent.Result) resultJSON {
 // input is a run's input in the terms of the agent package, from whichever protocol.
 type input struct {
 	text    string
+	files   []chat.File
 	answers []chat.ApprovalAnswer
 	mode    *string
 }
@@ -109,6 +111,12 @@ func (h *Handler) options(in input) ([]agent.RunOption, error) {
 	if in.text != "" {
 		opts = append(opts, agent.Text(in.text))
 	}
+	if len(in.files) > maxFiles {
+		return nil, &fieldError{Pointer: "", Detail: "at most " + itoa(maxFiles) + " files"}
+	}
+	if len(in.files) > 0 {
+		opts = append(opts, agent.Files(in.files...))
+	}
 	for _, a := range in.answers {
 		opts = append(opts, agent.Answer(a))
 	}
@@ -118,8 +126,8 @@ func (h *Handler) options(in input) ([]agent.RunOption, error) {
 		}
 		opts = append(opts, agent.Mode(*in.mode))
 	}
-	if len(opts) == 0 || (in.text == "" && len(in.answers) == 0) {
-		return nil, &fieldError{Pointer: "", Detail: "send text, approval answers or both"}
+	if len(opts) == 0 || (in.text == "" && len(in.files) == 0 && len(in.answers) == 0) {
+		return nil, &fieldError{Pointer: "", Detail: "send text, files, approval answers or both"}
 	}
 	return opts, nil
 }
@@ -233,7 +241,11 @@ func (h *Handler) createConversation(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	opts, err := h.options(input{text: req.Text, mode: req.Mode})
+	files, err := filesOf(req.Files)
+	if err != nil {
+		return err
+	}
+	opts, err := h.options(input{text: req.Text, files: files, mode: req.Mode})
 	if err != nil {
 		return err
 	}
@@ -258,7 +270,11 @@ func (h *Handler) postRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	opts, err := h.options(input{text: req.Text, answers: answers, mode: req.Mode})
+	files, err := filesOf(req.Files)
+	if err != nil {
+		return err
+	}
+	opts, err := h.options(input{text: req.Text, files: files, answers: answers, mode: req.Mode})
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,9 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		stream := c.sdk.Messages.NewStreaming(ctx, params)
 		defer stream.Close()
 		var a assembler
+		begun := false
 		for stream.Next() {
+			begun = true
 			for _, u := range a.add(stream.Current()) {
 				if !yield(u, nil) {
 					return
@@ -110,7 +112,7 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			}
 		}
 		if err := stream.Err(); err != nil {
-			yield(chat.Update{}, wrapError(ctx, err))
+			yield(chat.Update{}, wrapStreamError(ctx, err, begun))
 			return
 		}
 		if err := a.finish(ctx); err != nil {

@@ -26,8 +26,10 @@ func wrapError(ctx context.Context, err error) error {
 			Message:    redact(apiErr.Message, apiErr.Request),
 			Err:        apiErr,
 		}
-		if pe.StatusCode == 0 && pe.Code == "overloaded_error" {
-			pe.StatusCode = 529 // an overload reported inside a stream that had begun
+		if pe.StatusCode < 400 {
+			// An error event inside a stream that had begun with status 200: its type says what the status
+			// would have been.
+			pe.StatusCode = streamErrorStatus[pe.Code]
 		}
 		if apiErr.Response != nil {
 			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
@@ -36,6 +38,26 @@ func wrapError(ctx context.Context, err error) error {
 	}
 	// Anything else broke the exchange itself: no connection, a connection cut halfway, an event that is not JSON.
 	return &chat.ProviderError{Provider: ProviderName, Message: err.Error(), Err: err}
+}
+
+// streamErrorStatus is the HTTP status the API answers each error type with, for errors reported inside a stream.
+var streamErrorStatus = map[string]int{
+	"invalid_request_error": 400,
+	"rate_limit_error":      429,
+	"api_error":             500,
+	"timeout_error":         504,
+	"overloaded_error":      529,
+}
+
+// wrapStreamError wraps an error that ended a stream. A failure after the stream had begun (an error event such
+// as an overload, a cut connection, an event that is not JSON) is an answer that broke off ([chat.ErrStreamCut]).
+func wrapStreamError(ctx context.Context, err error, begun bool) error {
+	werr := wrapError(ctx, err)
+	var pe *chat.ProviderError
+	if begun && errors.As(werr, &pe) {
+		pe.Cut = true
+	}
+	return werr
 }
 
 // redact removes the request's API key from a message the server wrote.

@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -98,4 +99,24 @@ func TestRequestErrors(t *testing.T) {
 			is.Equal(*body, []byte(nil))                    // nothing was sent
 		})
 	}
+}
+
+// TestOverloadInStream checks an overload the API reports inside a stream that had begun: a cut answer, an
+// overload, temporary.
+func TestOverloadInStream(t *testing.T) {
+	is := is.New(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"+
+			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")
+	}))
+	defer srv.Close()
+	c := anthropic.New(option.WithoutEnvironmentDefaults(), option.WithBaseURL(srv.URL), option.WithAPIKey(testKey)).WithModel("claude-sonnet-4-5")
+	_, err := chat.Collect(c.Stream(t.Context(), []chat.Message{chat.UserText("hi")}, nil))
+	is.True(errors.Is(err, chat.ErrStreamCut))
+	is.True(errors.Is(err, chat.ErrOverloaded))
+	is.True(chat.IsTemporary(err))
+	var pe *chat.ProviderError
+	is.True(errors.As(err, &pe))
+	is.Equal(pe.Message, "Overloaded")
 }

@@ -176,7 +176,7 @@ func (a *assembler) finish(ctx context.Context) error {
 		return err
 	}
 	if !a.finished {
-		return &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Err: io.ErrUnexpectedEOF}
+		return &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Cut: true, Err: io.ErrUnexpectedEOF}
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ type answer struct {
 	body   string
 }
 
-func serve(t *testing.T, answers ...answer) (*recorder, string) {
+func serve(t testing.TB, answers ...answer) (*recorder, string) {
 	r := &recorder{answers: answers}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/toolset"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
@@ -137,6 +138,12 @@ func (ts *toolServer) server(p Principal, setup ...func(*sdk.ServerOptions)) *sd
 		so = *ts.opts.Server
 	}
 	so.HasTools = true
+	if so.Capabilities == nil {
+		// The tools are read from the source for each request, and no change of a source is signalled: the
+		// server does not claim to send notifications/tools/list_changed. Logging reaches tools through
+		// ClientLogger.
+		so.Capabilities = &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Logging: &sdk.LoggingCapabilities{}}
+	}
 	for _, f := range setup {
 		f(&so)
 	}
@@ -232,7 +239,9 @@ func (ts *toolServer) list(ctx context.Context, p Principal) (sdk.Result, error)
 	if err != nil {
 		return nil, err
 	}
+	// The list is the principal's own (its settings, the source's filters) and may change with any request.
 	res := &sdk.ListToolsResult{Tools: make([]*sdk.Tool, 0, len(tools))}
+	res.CacheScope = "private"
 	for _, t := range tools {
 		res.Tools = append(res.Tools, mcpTool(t))
 	}
@@ -282,6 +291,7 @@ func (ts *toolServer) call(ctx context.Context, p Principal, req *sdk.CallToolRe
 			return res, nil
 		}
 	}
+	ctx = callContext(ctx, req)
 	res, err := tool.Call(ctx, &toolset.Call{Name: name, Arguments: args,
 		Run: &toolset.Run{SettingsID: p.SettingsID, Agent: ts.impl.Name, Mode: ts.opts.Mode}})
 	if err != nil {
@@ -413,4 +423,36 @@ func trimLeft(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
+}
+
+// callContext is the context a served tool runs in: its progress reports ([chat.ReportProgress]) go to the client
+// as notifications/progress when the request carries a progress token, and [ClientLogger] logs to the client.
+func callContext(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	ss := req.Session
+	if ss == nil {
+		return ctx
+	}
+	ctx = context.WithValue(ctx, sessionKey{}, ss)
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return ctx
+	}
+	return chat.WithProgress(ctx, func(p chat.Progress) {
+		// The report goes out as the tool makes it; a client that is gone loses it, and the call goes on.
+		_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress,
+			Total: p.Total, Message: p.Message})
+	})
+}
+
+type sessionKey struct{}
+
+// ClientLogger returns a logger whose records go to the MCP client of the served tool call whose context ctx
+// is, as notifications/message at or above the level the client chose (logging/setLevel; nothing before it
+// chooses one). Outside a served call it discards what it is given.
+func ClientLogger(ctx context.Context) *slog.Logger {
+	ss, ok := ctx.Value(sessionKey{}).(*sdk.ServerSession)
+	if !ok {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(sdk.NewLoggingHandler(ss, &sdk.LoggingHandlerOptions{LoggerName: "typeshift"}))
 }

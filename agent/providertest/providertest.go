@@ -120,9 +120,9 @@ func Cases() []Case {
 		{"finish_length", "a whole answer cut by the token limit", finishCase(chat.FinishLength)},
 		{"finish_content_filter", "a whole answer stopped by the provider's filter or a refusal", finishCase(chat.FinishContentFilter)},
 		{"cancel", "the beginning of a stream, held open (hold: true)", caseCancel},
-		{"rate_limit", "status 429 with Retry-After: 7", statusCase(429, false, 7*time.Second)},
-		{"overloaded", "status 529, for a stream", statusCase(529, true, 0)},
-		{"server_error", "status 500", statusCase(500, false, 0)},
+		{"rate_limit", "status 429 with Retry-After: 7", statusCase(429, false, 7*time.Second, chat.ErrRateLimited)},
+		{"overloaded", "status 529 (or 503, where that is the provider's overload), for a stream", statusCase(529, true, 0, chat.ErrOverloaded)},
+		{"server_error", "status 500", statusCase(500, false, 0, chat.ErrServer)},
 		{"malformed_stream", "a stream with an event that is not JSON", brokenStream},
 		{"truncated_stream", "a stream cut before the model finished", brokenStream},
 	}
@@ -493,7 +493,7 @@ func caseCancel(t *testing.T, e *env) {
 	}
 }
 
-func statusCase(status int, stream bool, retryAfter time.Duration) func(t *testing.T, e *env) {
+func statusCase(status int, stream bool, retryAfter time.Duration, kind error) func(t *testing.T, e *env) {
 	return func(t *testing.T, e *env) {
 		var err error
 		if stream {
@@ -509,11 +509,17 @@ func statusCase(status int, stream bool, retryAfter time.Duration) func(t *testi
 		if !errors.As(err, &pe) {
 			t.Fatalf("error %v (%T), want a *chat.ProviderError", err, err)
 		}
+		if status == 529 && e.f.exchanges[0].status == 503 {
+			status = 503 // the provider's overload (Gemini's UNAVAILABLE)
+		}
 		if pe.StatusCode != status || pe.Provider != e.p.Name || !pe.Temporary() {
 			t.Errorf("error %+v: want status %d of provider %q, temporary", pe, status, e.p.Name)
 		}
 		if pe.Message == "" {
 			t.Errorf("error %+v: want the provider's message", pe)
+		}
+		if !errors.Is(err, kind) || errors.Is(err, chat.ErrStreamCut) {
+			t.Errorf("error %v: want one that is %v, and not a cut stream", err, kind)
 		}
 		if pe.RetryAfter != retryAfter {
 			t.Errorf("retry after %s, want %s", pe.RetryAfter, retryAfter)
@@ -539,6 +545,9 @@ func brokenStream(t *testing.T, e *env) {
 	}
 	if pe.Provider != e.p.Name {
 		t.Errorf("error of provider %q, want %q", pe.Provider, e.p.Name)
+	}
+	if !errors.Is(err, chat.ErrStreamCut) || !chat.IsTemporary(err) {
+		t.Errorf("error %v: want a temporary chat.ErrStreamCut: the answer broke off after it began", err)
 	}
 }
 

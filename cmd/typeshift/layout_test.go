@@ -180,6 +180,31 @@ func (w *Watch) Follow(ctx context.Context, in base.Query) string { return "" }
 		want: []string{"app/app.go:25:39: TSH004: the channel chan int at base.Query.Events has no JSON form (declared at base.go:6)"},
 	},
 	{
+		name: "a bad jsonschema tag of an imported type is reported at the AddTool argument, with the tag's line",
+		files: map[string]string{
+			"base/base.go": `package base
+
+// Query is an input of another package.
+type Query struct {
+	// Limit has a misspelt key.
+	Limit int ` + "`json:\"limit\" jsonschema:\"minimun=1\"`" + `
+}
+`,
+			"app/app.go": src("app", `
+import "example.com/lay/base"
+
+// Watch holds a tool.
+type Watch struct{ toolset.Toolset }
+
+func (w *Watch) Declare() { w.AddTool(w.Follow) }
+
+// Follow follows.
+func (w *Watch) Follow(ctx context.Context, in base.Query) string { return "" }
+`),
+		},
+		want: []string{"app/app.go:25:39: TSH021: jsonschema tag of base.Query.Limit: unknown key \"minimun\"; did you mean minimum?; known keys: description, title, enum, default, example, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, format, minItems, maxItems, required, omitempty (declared at base.go:6)"},
+	},
+	{
 		name: "a method registered twice",
 		files: map[string]string{
 			"kit/kit.go": src("kit", `

@@ -13,8 +13,6 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/agenthttp/devui"
-	"github.com/typeshift-go/typeshift/agent/chat"
-	"github.com/typeshift-go/typeshift/agent/openai"
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -53,14 +51,7 @@ func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error
 		Toolsets: []toolset.Source{&tickets.Tickets{Client: tickets.NewMemoryClient(tickets.SampleTickets()...)}},
 		Store:    store,
 	}
-	if o.online {
-		cfg.Providers = chat.NewProviders(nil)
-		openai.Register(cfg.Providers)
-		fmt.Fprintln(out, "OPENAI_API_KEY is set: using the OpenAI API.")
-	} else {
-		cfg.Client = offlineModel()
-		fmt.Fprintln(out, "No OPENAI_API_KEY: using the offline test model.")
-	}
+	useModel(&cfg, o, out, true)
 	host, err := agent.NewHost(&Support{}, cfg)
 	if err != nil {
 		ln.Close()

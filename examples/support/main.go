@@ -6,8 +6,10 @@
 //	go run ./examples/support -plan      # plan mode only
 //	go run ./examples/support -http 127.0.0.1:8080   # serve the HTTP API and the dev UI (docs/http.md, docs/dev-ui.md)
 //
-// Without OPENAI_API_KEY it runs offline, on a small scripted model. With it, it uses the OpenAI API, or any
-// server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini).
+// Without an API key it runs offline, on a small scripted model. With OPENAI_API_KEY it uses the OpenAI API, or any
+// server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini);
+// with ANTHROPIC_API_KEY instead, Claude, with the model ANTHROPIC_MODEL (default claude-sonnet-4-5); with
+// GEMINI_API_KEY instead, Gemini, with the model GEMINI_MODEL (default gemini-2.5-flash).
 // The conversation is kept in memory, or in Postgres when TYPESHIFT_DATABASE_URL names a database.
 package main
 
@@ -34,8 +36,8 @@ type options struct {
 	yes      bool   // approve without asking
 	planOnly bool   // show plan mode only
 	seed     int64  // the sampling seed sent to the model
-	online   bool   // use the OpenAI API
-	model    string // the OpenAI model; empty keeps the agent's
+	provider string // the provider of the model: "openai", "anthropic", or "" for the offline model
+	model    string // the model; empty keeps the agent's
 	httpAddr string // serve the HTTP API on this address instead of telling the story
 }
 
@@ -48,8 +50,7 @@ func main() {
 	flag.Int64Var(&o.seed, "seed", 1, "sampling `seed` sent to the model, for answers that repeat")
 	flag.StringVar(&o.httpAddr, "http", "", "serve the agent's HTTP API on this loopback `address` (see docs/http.md)")
 	flag.Parse()
-	o.online = openai.Available()
-	o.model = os.Getenv("OPENAI_MODEL")
+	o.provider, o.model = provider()
 
 	if o.httpAddr != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -81,25 +82,16 @@ func run(ctx context.Context, o options, in io.Reader, out io.Writer, echo bool)
 		Inner:    []chat.Middleware{t.showTools},
 		Store:    store,
 	}
-	if o.online {
-		// openai.Register reads OPENAI_API_KEY and OPENAI_BASE_URL; the agent names the "openai" provider.
-		cfg.Providers = chat.NewProviders(nil)
-		openai.Register(cfg.Providers)
-		where := "the OpenAI API"
-		if u := os.Getenv("OPENAI_BASE_URL"); u != "" {
-			where = u
-		}
-		fmt.Fprintf(out, "OPENAI_API_KEY is set: using %s.\n", where)
-	} else {
-		cfg.Client = offlineModel()
-		fmt.Fprintln(out, "No OPENAI_API_KEY: using the offline test model.")
-	}
+	useModel(&cfg, o, out, false)
 	host, err := agent.NewHost(&Support{}, cfg)
 	if err != nil {
 		return err
 	}
 	// The run's settings, typed: SupportSettings is generated from what Declare marks Configurable.
 	settings := SupportSettings{Seed: &o.seed}
+	if o.provider != "" && o.provider != openai.ProviderName {
+		settings.Provider = &o.provider // the agent's default provider is openai
+	}
 	if o.model != "" {
 		settings.Model = &o.model
 	}

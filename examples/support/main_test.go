@@ -25,7 +25,7 @@ func TestRun(t *testing.T) {
 			name:  "approve everything",
 			stdin: "y\ny\ny\n",
 			want: []string{
-				"No OPENAI_API_KEY: using the offline test model.",
+				"No OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY: using the offline test model.",
 				"you      Which tickets are about the printer?",
 				"tools    search_tickets, get_ticket, close_ticket",
 				"call     search_tickets {\"query\":\"printer\"}",
@@ -166,7 +166,7 @@ func TestRunOnline(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 
 	var out strings.Builder
-	o := options{planOnly: true, online: true, model: "gpt-test", seed: 7}
+	o := options{planOnly: true, provider: "openai", model: "gpt-test", seed: 7}
 	is.NoErr(run(context.Background(), o, strings.NewReader("y\ny\n"), &out, true))
 	got := out.String()
 	for _, w := range []string{"OPENAI_API_KEY is set: using " + srv.URL, "plan     1. Close 4712.", "mode     default", "support  Ticket 4712 is closed.", "ticket   #4712 is closed: Fixed."} {

@@ -3,7 +3,7 @@
 //
 //	node agui.mjs BASE_URL TOKEN FLOW THREAD_ID
 //
-// FLOW is one of answer, approve, deny, always, plan, steer, error, refused.
+// FLOW is one of think, answer, approve, deny, always, plan, steer, error, refused.
 import { HttpAgent } from "@ag-ui/client";
 
 const [base, token, flow, id] = process.argv.slice(2);
@@ -40,6 +40,9 @@ async function run(params) {
 }
 
 switch (flow) {
+  case "think":
+    await say("think about the printer");
+    break;
   case "answer":
     await say("hello there");
     break;

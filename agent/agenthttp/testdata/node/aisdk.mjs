@@ -4,7 +4,7 @@
 //
 //	node aisdk.mjs BASE_URL TOKEN FLOW CHAT_ID
 //
-// FLOW is one of answer, approve, deny, auto, plan, steer, error, refused.
+// FLOW is one of think, answer, approve, deny, auto, plan, steer, error, refused.
 import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 
 const [base, token, flow, id] = process.argv.slice(2);
@@ -63,6 +63,9 @@ async function answer(approved, reason) {
 }
 
 switch (flow) {
+  case "think":
+    await say("think about the printer");
+    break;
   case "answer":
     await say("hello there");
     break;
