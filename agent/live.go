@@ -24,10 +24,11 @@ const (
 // feedEvents and feedBytes bound what a conversation's feed keeps; the oldest events go first. liveRetention is
 // how long a feed nobody holds is kept, for a watcher in this process that reconnects after a run ended.
 const (
-	feedEvents    = 4096
-	feedBytes     = 4 << 20
-	liveRetention = time.Minute
+	feedEvents = 4096
+	feedBytes  = 4 << 20
 )
+
+var liveRetention = time.Minute // a variable for the package's tests
 
 // liveEvent is one event of a conversation's feed.
 type liveEvent struct {
@@ -99,13 +100,6 @@ func (r *feedRegistry) watched(key liveKey) bool {
 	defer r.mu.Unlock()
 	f := r.convs[key]
 	return f != nil && f.refs > 0
-}
-
-// len returns how many feeds the registry holds.
-func (r *feedRegistry) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.convs)
 }
 
 // feed holds a conversation's latest events in this process and signals its watchers here. refs and idle are
