@@ -64,3 +64,40 @@ func TestFeedsBounded(t *testing.T) {
 	is.True(feeds.watched(liveKey{store, "t", "again"})) // still held
 	feeds.release(g2)
 }
+
+// TestCoalescing: text and reasoning deltas gather into one event for the window or up to the size; a part that is
+// not a delta, a finish, and another message each close the event; ids follow one another after the base.
+func TestCoalescing(t *testing.T) {
+	is := is.New(t)
+	c := &conversationRun{h: &Host{}, st: &runState{}, store: memory.New(), settingsID: "t", id: "coalesced"}
+	f := newRunFeed(c, 100)
+	say := func(parts ...chat.Part) chat.Update { return chat.Update{Role: chat.RoleAssistant, Parts: parts} }
+	for _, w := range []string{"Hello", " there", ","} {
+		f.add(say(chat.Text{Text: w}))
+	}
+	f.add(say(chat.Reasoning{Provider: "p", Text: "think"}))
+	f.add(say(chat.Reasoning{Provider: "p", Text: "ing", Signature: "sig"}))
+	f.add(say(chat.Text{Text: " friend"}))
+	f.add(chat.Update{Role: chat.RoleAssistant, FinishReason: chat.FinishStop}) // closes the event
+	f.add(say(chat.ToolCall{ID: "c1", Name: "search"}))                     // a part that is not a delta: alone
+	f.add(chat.Update{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "c1"}}})
+	f.add(say(chat.Text{Text: strings.Repeat("y", coalesceBytes)})) // full at once
+	f.add(say(chat.Text{Text: "late"}))
+	time.Sleep(3 * coalesceWindow) // the window closes the event however long the stream goes on
+	last := f.close(nil)
+
+	evs := f.feed.after(100)
+	is.Equal(len(evs), 6)
+	is.Equal(last, int64(106))
+	for i, e := range evs {
+		is.Equal(e.id, int64(101+i)) // numbered after the base, none skipped
+		is.Equal(e.base, int64(100))
+	}
+	is.Equal(evs[0].u.Parts, []chat.Part{chat.Text{Text: "Hello there,"}, chat.Reasoning{Provider: "p", Text: "thinking", Signature: "sig"}, chat.Text{Text: " friend"}})
+	is.Equal(evs[0].u.FinishReason, chat.FinishStop)
+	is.Equal(evs[1].u.Parts, []chat.Part{chat.ToolCall{ID: "c1", Name: "search"}})
+	is.Equal(evs[2].u.Role, chat.RoleTool)
+	is.Equal(len(evs[3].u.Parts[0].(chat.Text).Text), coalesceBytes)
+	is.Equal(evs[4].u.Parts, []chat.Part{chat.Text{Text: "late"}})
+	is.True(evs[5].end && !evs[4].end) // the run's end closes the run
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/telemetry"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -24,18 +25,25 @@ type runFeed struct {
 	next    int64       // the id of the last event made
 	pending chat.Update // the event being gathered
 	text    strings.Builder
+	size    int  // the text and reasoning gathered, in bytes
 	has     bool // pending holds something
 	timer   *time.Timer
 	armed   bool // the timer runs for the pending event
 	closed  bool
 
 	relay *relayer // nil until another process watches
-	c     *conversationRun
+	// What the relay needs, read when the run starts streaming: the relay starts from another goroutine, and a
+	// handoff changes the run's host.
+	store                      storage.ConversationStore
+	settingsID, conversationID string
+	tel                        *telemetry.Instrumentation
+	log                        *slog.Logger
 }
 
 // newRunFeed starts the feed of c's streaming run. The run's events are numbered from head+1.
 func newRunFeed(c *conversationRun, head int64) *runFeed {
-	f := &runFeed{feed: feeds.acquire(liveKey{c.store, c.settingsID, c.id}), runID: c.st.run.RunID, base: head, next: head, c: c}
+	f := &runFeed{feed: feeds.acquire(liveKey{c.store, c.settingsID, c.id}), runID: c.st.run.RunID, base: head, next: head,
+		store: c.store, settingsID: c.settingsID, conversationID: c.id, tel: c.h.cfg.Telemetry, log: c.h.cfg.Logger}
 	if c.watchedElsewhere.Load() {
 		f.startRelay()
 	}
@@ -63,8 +71,25 @@ func (f *runFeed) add(u chat.Update) {
 		f.pending.Model = u.Model
 	}
 	for _, p := range u.Parts {
-		if t, ok := p.(chat.Text); ok {
-			f.text.WriteString(t.Text)
+		switch p := p.(type) {
+		case chat.Text:
+			f.text.WriteString(p.Text)
+			f.size += len(p.Text)
+			continue
+		case chat.Reasoning:
+			// Reasoning streams as deltas too: gathered like text, into the part before it when that is the
+			// same reasoning, still unsigned.
+			f.takeText()
+			f.size += len(p.Text)
+			if n := len(f.pending.Parts); n > 0 {
+				if last, ok := f.pending.Parts[n-1].(chat.Reasoning); ok && joinsReasoning(last, p) {
+					last.Text += p.Text
+					last.Encrypted, last.Signature = p.Encrypted, p.Signature
+					f.pending.Parts[n-1] = last
+					continue
+				}
+			}
+			f.pending.Parts = append(f.pending.Parts, p)
 			continue
 		}
 		textOnly = false
@@ -74,7 +99,7 @@ func (f *runFeed) add(u chat.Update) {
 	f.pending.FinishReason = u.FinishReason
 	f.pending.Progress = u.Progress
 	switch {
-	case !textOnly || f.text.Len() >= coalesceBytes:
+	case !textOnly || f.size >= coalesceBytes:
 		f.flushLocked()
 	case f.armed:
 		// The first delta of the event set the timer: the event goes out coalesceWindow after it, however fast
@@ -93,6 +118,12 @@ func joins(p, u chat.Update) bool {
 	return p.FinishReason == "" && p.Progress == nil && u.Progress == nil && p.Role == u.Role &&
 		p.AuthorName == u.AuthorName && (u.ResponseID == "" || u.ResponseID == p.ResponseID) &&
 		(u.Model == "" || p.Model == "" || u.Model == p.Model)
+}
+
+// joinsReasoning reports whether the reasoning delta p continues last: the same provider's same item, last not
+// yet closed by an encrypted form or a signature.
+func joinsReasoning(last, p chat.Reasoning) bool {
+	return last.Provider == p.Provider && last.ID == p.ID && last.Encrypted == "" && last.Signature == ""
 }
 
 // takeText moves the gathered text into the pending parts.
@@ -122,7 +153,7 @@ func (f *runFeed) flushLocked() {
 	f.takeText()
 	f.next++
 	f.feed.add(liveEvent{id: f.next, runID: f.runID, base: f.base, u: f.pending, size: sizeOf(f.pending)})
-	f.pending, f.has = chat.Update{}, false
+	f.pending, f.has, f.size = chat.Update{}, false, 0
 	if f.relay != nil {
 		f.relay.kick()
 	}
@@ -155,7 +186,7 @@ func (f *runFeed) close(runErr error) int64 {
 // startRelay starts publishing the run's events, those sent so far first, through the store's relay. It is
 // called when the claim found a watcher in another process, or when one starts watching.
 func (f *runFeed) startRelay() {
-	relay, ok := f.c.store.(storage.EventRelay)
+	relay, ok := f.store.(storage.EventRelay)
 	if !ok {
 		return
 	}
@@ -164,7 +195,8 @@ func (f *runFeed) startRelay() {
 	if f.relay != nil || f.closed {
 		return
 	}
-	r := &relayer{relay: relay, feed: f.feed, c: f.c, published: f.c.claimHead, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r := &relayer{relay: relay, feed: f.feed, runID: f.runID, settingsID: f.settingsID, conversationID: f.conversationID,
+		published: f.base, tel: f.tel, log: f.log, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	r.prev = f.feed.relayAfter(r.done)
 	f.relay = r
 	go r.run()
@@ -175,14 +207,17 @@ func (f *runFeed) startRelay() {
 // added since its last publish in one call: a slow store makes batches larger, never the run slower. An event
 // the feed dropped before it was published is a gap the watchers see, and they reload the conversation.
 type relayer struct {
-	relay     storage.EventRelay
-	feed      *feed
-	c         *conversationRun
-	published int64 // the id of the last event handed to the store
-	wake      chan struct{}
-	last      atomic.Int64    // the run's last event, once it ended
-	prev      <-chan struct{} // closed when the previous run's relayer in this process is done; nil if none
-	done      chan struct{}   // closed when this one is
+	relay                      storage.EventRelay
+	feed                       *feed
+	runID                      string
+	settingsID, conversationID string
+	tel                        *telemetry.Instrumentation
+	log                        *slog.Logger
+	published                  int64 // the id of the last event handed to the store
+	wake                       chan struct{}
+	last                       atomic.Int64    // the run's last event, once it ended
+	prev                       <-chan struct{} // closed when the previous run's relayer in this process is done; nil if none
+	done                       chan struct{}   // closed when this one is
 }
 
 // publishTimeout bounds one publish; a relay that times out drops the batch (the watchers see a gap).
@@ -223,7 +258,7 @@ func (r *relayer) run() {
 func (r *relayer) publish(evs []liveEvent) {
 	out := make([]storage.Event, 0, len(evs))
 	for _, e := range evs {
-		if e.runID != r.c.st.run.RunID {
+		if e.runID != r.runID {
 			continue // a later run of the conversation in this process publishes its own
 		}
 		data, err := encodeEvent(e)
@@ -235,16 +270,15 @@ func (r *relayer) publish(evs []liveEvent) {
 	last := evs[len(evs)-1].id
 	if len(out) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
-		err := r.relay.Publish(ctx, r.c.settingsID, r.c.id, out)
+		err := r.relay.Publish(ctx, r.settingsID, r.conversationID, out)
 		cancel()
 		if err != nil {
-			h := r.c.h
-			if tel := h.cfg.Telemetry; tel != nil {
-				tel.WatchEventsDropped(context.Background(), int64(len(out)))
+			if r.tel != nil {
+				r.tel.WatchEventsDropped(context.Background(), int64(len(out)))
 			}
-			if h.cfg.Logger != nil {
-				h.cfg.Logger.Warn("typeshift: publishing a run's events for watchers in other processes failed; they will reload the conversation",
-					slog.String("conversation", r.c.id), slog.Int("events", len(out)), slog.Any("error", err))
+			if r.log != nil {
+				r.log.Warn("typeshift: publishing a run's events for watchers in other processes failed; they will reload the conversation",
+					slog.String("conversation", r.conversationID), slog.Int("events", len(out)), slog.Any("error", err))
 			}
 		}
 	}
