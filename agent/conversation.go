@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -90,7 +91,11 @@ type conversationRun struct {
 	wake    chan struct{} // holds a value when steering input waits in the store
 	anchors []anchor      // steering input taken in, and where it goes in each later call
 
-	pub *publisher // a streaming run's updates, to watchers
+	// A streaming run's events, to the conversation's watchers (live.go, relay.go).
+	feedOf           atomic.Pointer[runFeed] // the run's feed, once it streams
+	watchedElsewhere atomic.Bool             // another process watches: the feed publishes through the relay
+	claimHead        int64                   // the conversation's event head when claimed
+	lastEvent        int64                   // the id of the run's last event, stored by the release; guarded by mu
 
 	// Handoff (handoff.go): the agent whose run the conversation holds changes with h and st.
 	lastAgent string          // the agent that answered last, as the conversation records it
@@ -240,6 +245,13 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			runErr = cause // the lease was lost, or a step could not be stored
 		}
 	}
+	if f := c.feedOf.Load(); f != nil {
+		// The watchers learn of the end at once; the release keeps the last event's id for the next run.
+		last := f.close(runErr)
+		c.mu.Lock()
+		c.lastEvent = last
+		c.mu.Unlock()
+	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	var storeErr error
@@ -293,9 +305,6 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	if c.cancel != nil {
 		c.cancel(nil)
 	}
-	if c.pub != nil {
-		c.pub.close()
-	}
 	if err := c.close(); err != nil && storeErr == nil {
 		storeErr = err
 	}
@@ -321,7 +330,7 @@ func (c *conversationRun) close() error {
 	c.h.live.remove(c)
 	c.keeper.remove(c)
 	c.mu.Lock()
-	claim, lost := c.claim, c.lost
+	claim, lost := c.releasing(), c.lost
 	c.mu.Unlock()
 	if lost != nil || c.released {
 		return nil
@@ -369,7 +378,20 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 		return nil, c.conv.end(ctx, msgs, nil, err)
 	}
 	resp, err := c.conv.respond(ctx, c.next, msgs, opts, nil)
+	c.conv.feedWhole(resp)
 	return resp, c.conv.end(ctx, msgs, resp, err)
+}
+
+// feedWhole gives the watchers of a run that did not stream its new messages, whole, when someone watches the
+// conversation now; a run nobody watches costs nothing here.
+func (c *conversationRun) feedWhole(resp *chat.Response) {
+	if resp == nil || !(c.watchedElsewhere.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
+		return
+	}
+	f := newRunFeed(c, c.claimHead)
+	for _, m := range resp.Messages {
+		f.add(chat.Update{Model: resp.Model, Role: m.Role, AuthorName: m.AuthorName, Parts: m.Parts})
+	}
 }
 
 func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
@@ -379,10 +401,10 @@ func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, op
 			yield(chat.Update{}, c.conv.end(ctx, msgs, nil, err))
 			return
 		}
-		c.conv.pub = newPublisher(c.conv)
+		feed := newRunFeed(c.conv, c.conv.claimHead)
 		stopped := false
 		resp, runErr := c.conv.respond(ctx, c.next, msgs, opts, func(u chat.Update) bool {
-			c.conv.pub.send(u)
+			feed.add(u)
 			if !yield(u, nil) {
 				stopped = true
 				return false

@@ -44,25 +44,34 @@ func ExampleHost_WatchAfter() {
 		}
 	}
 
-	// A watcher that read the first two updates resumes after the second one.
-	for u, err := range host.WatchAfter(ctx, "tenant-42", "conv-1", 2) {
+	// A watcher resumes after the last event id it read; one that read nothing of this conversation resumes after
+	// the id its events start above. It gets the run's updates (the text coalesced: what the model streamed over
+	// some tens of milliseconds comes in one update), then the run's end.
+	rng, err := store.EventRange(ctx, "tenant-42", "conv-1")
+	if err != nil {
+		panic(err)
+	}
+	var text strings.Builder
+	for u, err := range host.WatchAfter(ctx, "tenant-42", "conv-1", rng.Base) {
 		if err != nil {
 			panic(err)
 		}
-		var text strings.Builder
 		for _, p := range u.Parts {
 			if t, ok := p.(chat.Text); ok {
 				text.WriteString(t.Text)
 			}
 		}
-		fmt.Println(u.ID, strings.TrimSpace(fmt.Sprintf("%q %s", text.String(), u.FinishReason)))
 		if u.FinishReason != "" {
+			fmt.Printf("%q %s\n", text.String(), u.FinishReason)
+		}
+		if u.RunEnded {
+			fmt.Println("the run ended")
 			break
 		}
 	}
 
 	// No run is live now: Steer refuses and stores nothing.
-	err := host.Steer(ctx, "tenant-42", "conv-1", chat.UserText("too late"))
+	err = host.Steer(ctx, "tenant-42", "conv-1", chat.UserText("too late"))
 	fmt.Println(errors.Is(err, agent.ErrNotRunning))
 
 	// The input Steer accepted stands in the conversation, and the next run's model reads it.
@@ -78,10 +87,8 @@ func ExampleHost_WatchAfter() {
 	}
 	fmt.Println(res.Text())
 	// Output:
-	// 3 "how "
-	// 4 "are "
-	// 5 "you?"
-	// 6 "" stop
+	// "Hello there, how are you?" stop
+	// the run ended
 	// true
 	// steering user
 	// Bonjour !

@@ -289,6 +289,9 @@ func checkConversationInput(input []chat.Message) error {
 				return fmt.Errorf("input message %d carries the tool call %q: %w", i, p.ID, ErrHistoryWithConversation)
 			case chat.ToolResult:
 				return fmt.Errorf("input message %d carries a result of the tool call %q: %w", i, p.CallID, ErrHistoryWithConversation)
+			case chat.Reasoning:
+				// Reasoning goes back to the provider as the model's own, signed: only a model's answer holds it.
+				return fmt.Errorf("input message %d carries reasoning of %q: %w", i, p.Provider, ErrHistoryWithConversation)
 			}
 		}
 	}

@@ -119,6 +119,22 @@ func (c *conversationRun) currentClaim() storage.Claim {
 	return c.claim
 }
 
+// took records the claim the run took, and what it says of the conversation's events.
+func (c *conversationRun) took(claim storage.Claim) {
+	c.claim, c.claimHead = claim, claim.EventHead
+	if claim.Watched {
+		c.watchedElsewhere.Store(true)
+	}
+}
+
+// releasing returns the claim to release, with the id of the run's last event for the store to keep; c.mu is
+// held.
+func (c *conversationRun) releasing() storage.Claim {
+	claim := c.claim
+	claim.EventHead = max(claim.EventHead, c.lastEvent, c.claimHead)
+	return claim
+}
+
 // renewed takes the outcome of renewing the run's claim.
 func (c *conversationRun) renewed(claim storage.Claim, err error) {
 	switch {
@@ -188,7 +204,7 @@ func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Messag
 		c.stopWatching()
 		return &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 	}
-	c.claim = got.Claim
+	c.took(got.Claim)
 	c.keeper.add(c)
 	p := &claimed{c: c, entries: got.Entries, settingsRead: h.storeSettings}
 	if err != nil {
@@ -240,6 +256,10 @@ func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Du
 	if err := c.watchSteering(ctx); err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "watching for steering input", Err: err}
 	}
+	if err := c.watchWatchers(ctx); err != nil {
+		c.stopWatching()
+		return nil, &ConversationError{ConversationID: c.id, Op: "watching for watchers", Err: err}
+	}
 	return c, nil
 }
 
@@ -266,7 +286,7 @@ func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Dur
 		c.stopWatching()
 		return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 	}
-	c.claim = claim
+	c.took(claim)
 	c.keeper.add(c) // from the claim on: loading may wait for a busy pool
 	return c, entries, loaded, loadErr, nil
 }
@@ -315,6 +335,9 @@ func (c *conversationRun) store1(ctx context.Context, op string, release bool, e
 	defer c.storeMu.Unlock()
 	c.mu.Lock()
 	claim, lost := c.claim, c.lost
+	if release {
+		claim = c.releasing()
+	}
 	c.mu.Unlock()
 	if lost != nil {
 		return lost

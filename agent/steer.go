@@ -88,6 +88,39 @@ func (c *conversationRun) watchSteering(ctx context.Context) error {
 	return nil
 }
 
+// watchWatchers follows the signals of a store that relays events (storage.EventRelay) that another process
+// started watching the conversation, until the run stops; a streaming run then publishes its events there. Like
+// watchSteering, it is called before the claim, so that no watcher that starts after the claim looked goes
+// unheard.
+func (c *conversationRun) watchWatchers(ctx context.Context) error {
+	relay, ok := c.store.(storage.EventRelay)
+	if !ok {
+		return nil
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ch, err := relay.WatchWatchers(wctx, c.settingsID, c.id)
+	if err != nil {
+		cancel()
+		return err
+	}
+	c.done.Add(2)
+	go func() {
+		defer c.done.Done()
+		<-c.stopped
+		cancel()
+	}()
+	go func() {
+		defer c.done.Done()
+		for range ch {
+			c.watchedElsewhere.Store(true)
+			if f := c.feedOf.Load(); f != nil {
+				f.startRelay()
+			}
+		}
+	}()
+	return nil
+}
+
 // takeSteering moves the steering input waiting in the store into the conversation, as steering entries of this
 // run, and returns its messages. The store moves it in one step, so what is taken is stored.
 func (c *conversationRun) takeSteering(ctx context.Context) ([]chat.Message, error) {

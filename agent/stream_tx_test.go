@@ -12,18 +12,10 @@ import (
 	"github.com/typeshift-go/typeshift/agent/internal/streambench"
 )
 
-// streamingCoalesced says that a run's text deltas are coalesced in memory and published only while someone
-// watches (design decision D9). Until that path is in, TestStreamTransactions skips: today every delta is a
-// transaction. Set it to true with that path.
-const streamingCoalesced = false
-
 // TestStreamTransactions checks that a streamed run with nobody watching sends Postgres as many transactions for
 // 5,000 text deltas as for 500: its own entries, nothing a token. Each size runs twice, in new conversations, and
 // the fewer of the two counts is kept, so that a sweep of expired events that falls in one run does not count.
 func TestStreamTransactions(t *testing.T) {
-	if !streamingCoalesced {
-		t.Skip("every text delta is a transaction until deltas are coalesced (see docs/performance-streaming.md)")
-	}
 	is := is.New(t)
 	pg := streambench.OpenPostgres(t, &streambench.PGOptions{AsyncCommit: true})
 	ctx := context.Background()

@@ -24,6 +24,14 @@ type Claim struct {
 	Token string
 	// ExpiresAt is when the lease ends unless renewed, by the store's clock.
 	ExpiresAt time.Time
+	// EventHead is the id of the conversation's last event when it was
+	// claimed (see EventHead): the holder numbers its run's events from
+	// EventHead+1 on and sets EventHead to the last of them before Release
+	// or AppendRelease, which keep it for the next run.
+	EventHead int64
+	// Watched reports that a process other than this one watched the
+	// conversation when it was claimed (see EventRelay); the store sets it.
+	Watched bool
 }
 
 // ListOptions pages through a tenant's conversations.
@@ -71,7 +79,7 @@ type ConversationInfo struct {
 
 // ConversationStore keeps conversations: append-only lists of entries, a
 // lease that lets one run at a time write, steering input for the live run,
-// and the live events of streaming runs.
+// and the numbering of its streaming runs' events.
 // A conversation exists once it has an entry.
 type ConversationStore interface {
 	// Claim takes the conversation's single live-run lease for owner, for ttl.
@@ -137,38 +145,21 @@ type ConversationStore interface {
 	// reconnected, for example).
 	WatchSteering(ctx context.Context, settingsID, conversationID string) (<-chan struct{}, error)
 
-	// Publish stores an event of a streaming run for the conversation's
-	// watchers and returns its id. Ids increase by one per event of a
-	// conversation, from 1. Stores keep a conversation's recent events only
-	// (see MaxEvents and each store's retention), for watchers that resume.
-	Publish(ctx context.Context, settingsID, conversationID string, event []byte) (int64, error)
-
-	// Watch returns the conversation's events with an id above after, in
-	// order, until ctx ends, then closes the channel: those still kept
-	// first, then each as it is published. With after < 0 (WatchFromNow) it
-	// returns only the events published from now on. When the events after
-	// the watcher's position are no longer kept (it fell behind, or resumed
-	// too late), the channel is closed early, with ctx.Err() nil; reload the
-	// conversation and watch again.
-	Watch(ctx context.Context, settingsID, conversationID string, after int64) (<-chan Event, error)
+	// EventRange returns the span of the conversation's event ids: its
+	// events are numbered above Base, and Head is the last as a Release, an
+	// AppendRelease or an EventRelay's Publish stored it. Base is the time the
+	// conversation was first claimed, in microseconds since 1970, so that the
+	// ids of a conversation deleted and created again never repeat: a watcher
+	// that resumes after an id below Base watched the deleted one. It fails
+	// with ErrNotFound for a conversation that does not exist.
+	EventRange(ctx context.Context, settingsID, conversationID string) (EventRange, error)
 }
 
-// Event is a streaming run's event, as Watch returns it.
-type Event struct {
-	// ID is the event's place among the conversation's events: 1 for the
-	// first, one more for each after it. A watcher resumes after it.
-	ID int64
-	// Data is what was published.
-	Data []byte
+// EventRange is the span of a conversation's event ids (see
+// ConversationStore.EventRange).
+type EventRange struct {
+	Base, Head int64
 }
-
-// WatchFromNow is the position of Watch that skips every event published
-// before it.
-const WatchFromNow int64 = -1
-
-// MaxEvents is how many of a conversation's latest events a store keeps at
-// most for watchers that resume.
-const MaxEvents = 1000
 
 // Store keeps both settings and conversations.
 type Store interface {

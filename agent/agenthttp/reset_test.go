@@ -10,29 +10,37 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
-// TestWatchReset resumes a watch after an event the store has pruned: the stream says reset, then follows the
-// conversation from now on, instead of ending or pretending nothing was missed.
+// TestWatchReset resumes a watch after an event id of a conversation that was deleted and created again under the
+// same client-chosen id: the stream says reset, then follows the new conversation from now on, instead of skipping
+// its first events or pretending nothing was missed.
 func TestWatchReset(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
 		is := is.New(t)
 		e := newEnv(t, s)
-		id := e.create(tokenA, "hello").ConversationID
-
-		// Push the conversation's first events out of what the store keeps.
 		ctx := context.Background()
-		var first int64
-		for i := 0; i < storage.MaxEvents+5; i++ {
-			n, err := s.Publish(ctx, tenantA, id, []byte(`{"kind":"filler"}`))
-			is.NoErr(err)
-			if first == 0 {
-				first = n
-			}
+		id := e.create(tokenA, "search printer").ConversationID
+		runIn := func() {
+			t.Helper()
+			run := e.do(req{method: "POST", path: "/conversations/" + id + "/runs", token: tokenA,
+				body: map[string]any{"text": "search printer"}, header: map[string]string{"Accept": "text/event-stream"}})
+			is.Equal(run.status, http.StatusOK)
 		}
+		runIn()
+		first, err := s.EventRange(ctx, tenantA, id)
+		is.NoErr(err)
+		is.Equal(e.do(req{method: "DELETE", path: "/conversations/" + id, token: tokenA}).status, http.StatusNoContent)
+		// The same id, a new conversation: as a client that names its conversations (AG-UI's threads) makes it.
+		_, err = e.host.Run(ctx, agent.Text("hello"), agent.Conversation(id), agent.SettingsID(tenantA))
+		is.NoErr(err)
+		again, err := s.EventRange(ctx, tenantA, id)
+		is.NoErr(err)
+		is.True(again.Base > first.Head) // the new conversation numbers its events above the deleted one's
 
-		lines, resp := e.watch(id, map[string]string{"Last-Event-ID": strconv.FormatInt(first, 10)})
+		lines, resp := e.watch(id, map[string]string{"Last-Event-ID": strconv.FormatInt(first.Head, 10)})
 		is.Equal(resp.StatusCode, http.StatusOK)
 		var seen strings.Builder
 		read := func(until string) {
@@ -53,16 +61,14 @@ func TestWatchReset(t *testing.T) {
 		read("event: reset")
 		read("reload the conversation\"}\n\n") // the reset event, whole
 		evs := events(t, []byte(seen.String()))
-		is.Equal(names(evs), []string{"reset"}) // nothing before the reset: the filler is not an update
+		is.Equal(names(evs), []string{"reset"}) // nothing before the reset: the deleted conversation's events are gone
 
 		// The stream stays open and follows the next run.
 		for try := 0; !strings.Contains(seen.String(), "event: text"); try++ {
 			if try == 20 {
 				t.Fatalf("after the reset the watcher saw no run: %s", seen.String())
 			}
-			run := e.do(req{method: "POST", path: "/conversations/" + id + "/runs", token: tokenA,
-				body: map[string]any{"text": "search printer"}, header: map[string]string{"Accept": "text/event-stream"}})
-			is.Equal(run.status, http.StatusOK)
+			runIn()
 			select {
 			case l, ok := <-lines:
 				if ok {
@@ -72,6 +78,7 @@ func TestWatchReset(t *testing.T) {
 			}
 		}
 		read("event: tool_result")
+		read("event: run_end") // the stream says the run ended
 		is.Equal(strings.Count(seen.String(), "event: reset"), 1)
 	})
 }

@@ -180,6 +180,9 @@ type runSink interface {
 	end(res *agent.Result, err error)
 	// refuse answers a run that did not start (busy, a bad answer, bad settings), before anything was sent.
 	refuse(err error)
+	// streams reports whether the sink sends updates as they come; one that does not (a JSON answer) gets the
+	// run's result only, and the run asks its model for whole responses.
+	streams() bool
 }
 
 // conversationState loads the tenant's conversation; a conversation without entries, or another tenant's, is
@@ -198,16 +201,22 @@ func (h *Handler) run(r *http.Request, host *agent.Host, conversationID string, 
 	ctx, cancel := h.runContext(r)
 	defer cancel()
 	var res agent.Result
-	opts = append(opts, agent.SettingsID(principal(r).SettingsID), agent.Conversation(conversationID), agent.ResultInto(&res))
+	opts = append(opts, agent.SettingsID(principal(r).SettingsID), agent.Conversation(conversationID))
 	started := false
 	var runErr error
-	for u, err := range host.RunStream(ctx, opts...) {
-		if err != nil {
-			runErr = err
-			break
+	if sink.streams() {
+		for u, err := range host.RunStream(ctx, append(opts, agent.ResultInto(&res))...) {
+			if err != nil {
+				runErr = err
+				break
+			}
+			started = true
+			sink.update(u)
 		}
-		started = true
-		sink.update(u)
+	} else {
+		var got *agent.Result
+		got, runErr = host.Run(ctx, opts...)
+		res = *got
 	}
 	if runErr != nil && !started && res.Messages == nil {
 		sink.refuse(runErr)

@@ -200,7 +200,10 @@ func TestWatchOtherInstance(t *testing.T) {
 		is.Equal(run.status, http.StatusOK)
 		for drained := false; !drained; {
 			select {
-			case l := <-lines:
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the other instance's watch ended: %s\n%s", seen.String(), runner.logs)
+				}
 				seen.WriteString(l)
 			case <-time.After(300 * time.Millisecond):
 				drained = true

@@ -270,6 +270,8 @@ func (s *nativeSink) end(res *agent.Result, err error) {
 
 func (s *nativeSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }
 
+func (s *nativeSink) streams() bool { return s.stream != nil }
+
 type toolCallJSON struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`

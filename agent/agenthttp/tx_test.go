@@ -16,11 +16,6 @@ import (
 	"github.com/typeshift-go/typeshift/agent/internal/streambench"
 )
 
-// streamingCoalesced says that a run's text deltas are coalesced in memory and published only while someone
-// watches (design decision D9). Until that path is in, TestRunTransactions reports its count and skips instead of
-// failing; set it to true with that path.
-const streamingCoalesced = false
-
 // adkTransactions is what Google's Agent Development Kit for Go commits on Postgres for the same one-tool turn: the
 // most a run of this library may send.
 const adkTransactions = 13
@@ -69,9 +64,6 @@ func TestRunTransactions(t *testing.T) {
 			t.Logf("%s: %d transactions, %d statements", c.name, got.Tx, got.Stmts)
 			if c.name != "turn" {
 				return
-			}
-			if !streamingCoalesced {
-				t.Skipf("%d transactions a turn while every delta is published; at most %d once deltas are coalesced (see docs/performance-streaming.md)", got.Tx, adkTransactions)
 			}
 			is.True(got.Tx <= adkTransactions) // no more transactions than ADK for Go commits for the same turn
 		})

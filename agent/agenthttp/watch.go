@@ -15,8 +15,13 @@ import (
 // reloads the conversation (GET /conversations/{id}) and follows on from now.
 const eventReset = "reset"
 
+// eventRunEnd tells a watcher that a run of the conversation ended, and with which error, if any: the stored
+// conversation now holds everything the run said.
+const eventRunEnd = "run_end"
+
 // watch follows the live runs of a tenant's conversation as Server-Sent Events: the updates of every streaming
-// run, whichever instance runs it (through the store), with heartbeats while nothing happens. An event's id is
+// run, whichever instance runs it (through the store), text coalesced over some tens of milliseconds, each run's
+// end (run_end), with heartbeats while nothing happens. An event's id is
 // the store's id of the update it belongs to, on the update's last event, so a client that reconnects with
 // Last-Event-ID resumes after the last update it received whole: nothing repeated, nothing lost. When the store
 // no longer keeps that update, a reset event says so and the stream follows on from now. A watcher that falls
@@ -47,31 +52,42 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 	stream.write([]byte(": watching\n\n"))
 	stream.mu.Unlock()
 	sink := &nativeSink{h: h, w: w, r: r, id: id, stream: stream}
+	resets := 0
 	for {
-		resumed := after >= 0
-		got := false
+		reset := false
 		for u, err := range host.WatchAfter(ctx, p.SettingsID, id, after) {
 			if err != nil {
-				if errors.Is(err, agent.ErrWatchBehind) && resumed && !got {
-					// The update to resume after is gone: say so, then follow from now.
+				if errors.Is(err, agent.ErrWatchBehind) && resets < maxResets {
+					// Updates after the last one seen are gone: say so, then follow from now.
 					sink.collected = nil
 					sink.emit(eventReset, map[string]string{"reason": "the events after the last one seen are no longer kept: reload the conversation"}, "")
-					after = storage.WatchFromNow
+					after, reset = storage.WatchFromNow, true
+					resets++
 					break
 				}
-				if errors.Is(err, agent.ErrWatchBehind) {
-					sink.emit(eventError, problemOf(err), "")
-				}
+				sink.emit(eventError, problemOf(err), "")
 				return nil
 			}
-			got = true
+			resets = 0
+			if u.RunEnded {
+				end := map[string]string{"run_id": u.RunID}
+				if u.RunError != "" {
+					end["error"] = u.RunError
+				}
+				sink.emit(eventRunEnd, end, strconv.FormatInt(u.ID, 10))
+				continue
+			}
 			sink.collecting = true
 			sink.update(u.Update)
 			sink.collecting = false
 			sink.flushCollected(strconv.FormatInt(u.ID, 10))
 		}
-		if after != storage.WatchFromNow || got || ctx.Err() != nil {
+		if !reset || ctx.Err() != nil {
 			return nil
 		}
 	}
 }
+
+// maxResets bounds the resets in a row, with no update between them, before a watch ends with an error: a store
+// that keeps failing ends the stream rather than resetting it for ever.
+const maxResets = 3

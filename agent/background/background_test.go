@@ -49,8 +49,10 @@ func TestAnswerAfterTheCallerEnded(t *testing.T) {
 		is.NoErr(err)
 		is.True(len(entries) >= 3)
 		wctx, stop := context.WithTimeout(context.Background(), 30*time.Second) // a bound, for a run that published nothing
+		rng, err := store.EventRange(wctx, tenant, id)
+		is.NoErr(err)
 		var watched strings.Builder
-		for u, err := range f.billing.WatchAfter(wctx, tenant, id, 0) {
+		for u, err := range f.billing.WatchAfter(wctx, tenant, id, rng.Base) { // from the conversation's first event
 			is.NoErr(err)
 			for _, p := range u.Parts {
 				if tx, ok := p.(chat.Text); ok {

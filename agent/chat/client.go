@@ -54,8 +54,9 @@ type Options struct {
 	Instructions string
 	// CacheMessages marks the request's stable prefix for providers with explicit prompt caching (Anthropic):
 	// the instructions, the tools and the first CacheMessages messages will be sent again unchanged, so the
-	// provider may cache them and bill later requests less. Zero asks for no cache marks; providers that cache
-	// on their own (OpenAI, Gemini) ignore it. It counts msgs as given to the client, and values beyond
+	// provider may cache them and bill later requests less. Zero or less asks for no cache marks (a negative
+	// value also keeps the host from setting its own); providers that cache on their own (OpenAI, Gemini)
+	// ignore it. It counts msgs as given to the client, and values beyond
 	// len(msgs) count as len(msgs).
 	CacheMessages int
 	// Extra holds provider-specific request fields, passed through as JSON.

@@ -43,24 +43,31 @@ func New(ctx context.Context, cfg *genai.ClientConfig) (*Client, error) {
 		c = *cfg
 	}
 	c.HTTPOptions.RetryOptions = nil
-	hc := http.DefaultClient
+	// The client's transport keeps the status and Retry-After of refused requests: the SDK's error does not
+	// carry the answer's headers. A caller's HTTP client is copied, not changed; without one, the SDK makes its
+	// own (with Vertex AI's credentials), and its transport is wrapped before any request.
 	if c.HTTPClient != nil {
-		hc = c.HTTPClient
+		hc := *c.HTTPClient
+		hc.Transport = wrapTransport(hc.Transport)
+		c.HTTPClient = &hc
 	}
-	// A copy of the caller's client whose transport keeps the Retry-After of refused requests: the SDK's
-	// error does not carry the answer's headers.
-	wrapped := *hc
-	base := wrapped.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	wrapped.Transport = retryAfterTransport{base}
-	c.HTTPClient = &wrapped
 	sdk, err := genai.NewClient(ctx, &c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ProviderName, err)
 	}
+	if cfg == nil || cfg.HTTPClient == nil {
+		if hc := sdk.ClientConfig().HTTPClient; hc != nil {
+			hc.Transport = wrapTransport(hc.Transport)
+		}
+	}
 	return &Client{sdk: sdk}, nil
+}
+
+func wrapTransport(t http.RoundTripper) http.RoundTripper {
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	return retryAfterTransport{t}
 }
 
 // NewWithSDK returns a client over an SDK client configured by the caller, retries included: leave

@@ -16,6 +16,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/openai"
 	"github.com/typeshift-go/typeshift/agent/openai/openaitest"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -90,7 +91,7 @@ func TestRequestBody(t *testing.T) {
 		Tools:             []*toolset.Tool{{Name: "get_ticket", Description: "Reads one ticket.", Schema: json.RawMessage(schema)}, {Name: "list_tickets"}},
 		ToolChoice:        "get_ticket",
 		ParallelToolCalls: ptr(false),
-		ResponseFormat:    &chat.ResponseFormat{Name: "answer", Schema: json.RawMessage(`{"type":"object"}`), Strict: true},
+		ResponseFormat:    &chat.ResponseFormat{Name: "answer", Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"},"note":{"type":"string"}},"required":["ok"]}`), Strict: true},
 		Extra:             map[string]json.RawMessage{"user": json.RawMessage(`"tenant-42"`), "metadata": json.RawMessage(`{"k":"v"}`)},
 	}
 	msgs := []chat.Message{
@@ -143,7 +144,8 @@ func TestRequestBody(t *testing.T) {
 	is.Equal(body.Seed, int64(42))
 	is.Equal(*body.ParallelToolCalls, false)
 	is.Equal(string(body.ToolChoice), `{"function":{"name":"get_ticket"},"type":"function"}`)
-	is.Equal(string(body.ResponseFormat), `{"json_schema":{"name":"answer","strict":true,"schema":{"type":"object"}},"type":"json_schema"}`)
+	// The strict response format in strict mode's subset: every property required, the optional one nullable.
+	is.Equal(string(body.ResponseFormat), `{"json_schema":{"name":"answer","strict":true,"schema":{"type":"object","properties":{"ok":{"type":"boolean"},"note":{"type":["string","null"]}},"required":["ok","note"],"additionalProperties":false}},"type":"json_schema"}`)
 	is.Equal(body.User, "tenant-42")
 	is.Equal(body.Metadata, map[string]string{"k": "v"})
 
@@ -209,6 +211,19 @@ func TestStrictTools(t *testing.T) {
 		is.Equal(body["parallel_tool_calls"], true)
 		is.Equal(body["tool_choice"], "required")
 	}
+}
+
+func TestStrictResponseFormatRefused(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	_, err := newClient(srv).Respond(context.Background(), []chat.Message{chat.UserText("hi")}, &chat.Options{ResponseFormat: &chat.ResponseFormat{
+		Name: "tags", Strict: true, Schema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"object","additionalProperties":{"type":"string"}}}}`)}})
+	var pe *schemaprofile.Error
+	is.True(errors.As(err, &pe))
+	is.Equal(pe.Tool, "tags")
+	is.Equal(pe.Field, "tags")
+	is.Equal(len(srv.Requests()), 0) // refused before it was sent
 }
 
 func TestParallelToolCallsOnlyWithTools(t *testing.T) {

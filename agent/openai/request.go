@@ -117,6 +117,13 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 		}
 		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: rf.Schema}
 		if rf.Strict {
+			// Strict mode's subset: every property required (an optional one nullable), no others. A schema it
+			// cannot describe is refused here rather than by the API.
+			a, err := schemaprofile.OpenAIStrict.Adapt(name, rf.Schema)
+			if err != nil {
+				return p, nil, fmt.Errorf("%s: response format: %w", ProviderName, err)
+			}
+			js.Schema = a.Schema
 			js.Strict = param.NewOpt(true)
 		}
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}

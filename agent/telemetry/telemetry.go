@@ -60,6 +60,10 @@ const (
 	MetricOperationDuration = "gen_ai.client.operation.duration"
 )
 
+// MetricWatchEventsDropped counts the events of streaming runs a store could not publish to watchers in other
+// processes. It is Typeshift's own, outside the GenAI conventions.
+const MetricWatchEventsDropped = "typeshift.watch.events.dropped"
+
 // CaptureContentEnv is the environment variable that turns content capture on when it is "true".
 const CaptureContentEnv = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
@@ -84,6 +88,7 @@ type Instrumentation struct {
 	tracer   trace.Tracer
 	tokens   metric.Int64Histogram
 	duration metric.Float64Histogram
+	dropped  metric.Int64Counter // watch events a relay could not publish
 	capture  bool
 	names    names // span names by operation and agent or tool
 }
@@ -121,7 +126,21 @@ func New(opts *Options) *Instrumentation {
 	if err != nil {
 		otel.Handle(err)
 	}
+	in.dropped, err = meter.Int64Counter(MetricWatchEventsDropped,
+		metric.WithUnit("{event}"),
+		metric.WithDescription("Events of streaming runs that could not be published to watchers in other processes."))
+	if err != nil {
+		otel.Handle(err)
+	}
 	return in
+}
+
+// WatchEventsDropped counts n events of a streaming run that the store could not publish to watchers in other
+// processes; those watchers see a gap and reload the conversation.
+func (in *Instrumentation) WatchEventsDropped(ctx context.Context, n int64) {
+	if in.dropped != nil {
+		in.dropped.Add(ctx, n)
+	}
 }
 
 // CapturesContent reports whether message content is recorded.

@@ -8,7 +8,8 @@
 //
 // Without an API key it runs offline, on a small scripted model. With OPENAI_API_KEY it uses the OpenAI API, or any
 // server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini);
-// with ANTHROPIC_API_KEY instead, Claude, with the model ANTHROPIC_MODEL (default claude-sonnet-4-5).
+// with ANTHROPIC_API_KEY instead, Claude, with the model ANTHROPIC_MODEL (default claude-sonnet-4-5); with
+// GEMINI_API_KEY instead, Gemini, with the model GEMINI_MODEL (default gemini-2.5-flash).
 // The conversation is kept in memory, or in Postgres when TYPESHIFT_DATABASE_URL names a database.
 package main
 

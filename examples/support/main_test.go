@@ -25,7 +25,7 @@ func TestRun(t *testing.T) {
 			name:  "approve everything",
 			stdin: "y\ny\ny\n",
 			want: []string{
-				"No OPENAI_API_KEY or ANTHROPIC_API_KEY: using the offline test model.",
+				"No OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY: using the offline test model.",
 				"you      Which tickets are about the printer?",
 				"tools    search_tickets, get_ticket, close_ticket",
 				"call     search_tickets {\"query\":\"printer\"}",

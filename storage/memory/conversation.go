@@ -34,6 +34,10 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 		// The lease exists before the first entry; List and Load ignore a
 		// conversation until it has one.
 		c = &conversation{lastSummary: -1}
+		// Event ids start above the time of the first claim, so a conversation created again numbers its
+		// events above the deleted one's.
+		c.eventBase = now.UnixMicro()
+		c.lease.EventHead = c.eventBase
 		s.conversations[key] = c
 	}
 	if c.lease.Token != "" && now.Before(c.lease.ExpiresAt) {
@@ -49,6 +53,7 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 		Owner:          owner,
 		Token:          cursor.Token(),
 		ExpiresAt:      now.Add(ttl),
+		EventHead:      c.lease.EventHead,
 	}
 	return c.lease, nil
 }
@@ -101,7 +106,7 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 		return fmt.Errorf("memory: conversation %q: %w", c.ConversationID, storage.ErrClaimLost)
 	}
 	s.moveSteering(conv, s.clock(), storage.Entry{})
-	conv.lease = storage.Claim{}
+	conv.lease = storage.Claim{EventHead: max(conv.lease.EventHead, c.EventHead)}
 	if len(conv.entries) == 0 {
 		delete(s.conversations, key)
 	}
@@ -291,7 +296,6 @@ func (s *Store) Delete(ctx context.Context, settingsID, conversationID string) e
 	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.events, key)
 	conv := s.conversations[key]
 	if conv == nil || (len(conv.entries) == 0 && conv.lease.Token == "") {
 		return fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotFound)

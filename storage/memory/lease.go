@@ -101,6 +101,6 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 	// As Release does: the steering input the run did not take in goes into the conversation, after the run's
 	// last entries, for the next run to read.
 	s.moveSteering(conv, s.clock(), storage.Entry{})
-	conv.lease = storage.Claim{}
+	conv.lease = storage.Claim{EventHead: max(conv.lease.EventHead, c.EventHead)}
 	return out, nil
 }

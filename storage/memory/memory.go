@@ -22,9 +22,7 @@ type Store struct {
 	mu            sync.Mutex
 	settings      map[docKey]storage.Document
 	conversations map[watch.Key]*conversation
-	events        map[watch.Key]*eventLog
 
-	eventHub watch.Hub // signals new events
 	steerHub watch.Hub // signals queued steering input
 }
 
@@ -39,7 +37,8 @@ type conversation struct {
 	lastSummary int // index into entries of the last summary, or -1
 	createdAt   time.Time
 	updatedAt   time.Time
-	lease       storage.Claim     // zero Token: no lease
+	lease       storage.Claim     // zero Token: no lease; EventHead is the conversation's, leased or not
+	eventBase   int64             // the conversation's events are numbered above it
 	steering    []json.RawMessage // queued by Steer, not yet in entries
 }
 
@@ -65,7 +64,6 @@ func NewWithOptions(opts *Options) *Store {
 		now:           time.Now,
 		settings:      make(map[docKey]storage.Document),
 		conversations: make(map[watch.Key]*conversation),
-		events:        make(map[watch.Key]*eventLog),
 	}
 	if opts != nil && opts.Now != nil {
 		s.now = opts.Now

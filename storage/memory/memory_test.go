@@ -106,33 +106,3 @@ func TestCopies(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(string(again[0].Data), `{"a":1}`)
 }
-
-// TestSlowWatcher checks that a watcher that stops reading never blocks the
-// publisher, gets every event still kept when it reads again, and is closed
-// once the events it has not read are no longer kept.
-func TestSlowWatcher(t *testing.T) {
-	is := is.New(t)
-	s := New()
-	ctx := t.Context()
-	ch, err := s.Watch(ctx, "t", "c", storage.WatchFromNow)
-	is.NoErr(err)
-	const few = 300
-	for i := range few {
-		_, err := s.Publish(ctx, "t", "c", fmt.Appendf(nil, "%d", i+1))
-		is.NoErr(err)
-	}
-	for i := range few {
-		e := <-ch
-		is.Equal(e.ID, int64(i+1)) // every event, in order
-	}
-	for i := range storage.MaxEvents + watch.Batch + 100 {
-		_, err := s.Publish(ctx, "t", "c", fmt.Appendf(nil, "%d", few+i+1))
-		is.NoErr(err)
-	}
-	n := 0
-	for range ch {
-		n++
-	}
-	is.True(n < storage.MaxEvents+watch.Batch+100) // closed before the end: events it had not read are gone
-	is.NoErr(ctx.Err())                            // closed early, not by the context
-}

@@ -130,86 +130,19 @@ func (s *Store) WatchSteering(ctx context.Context, settingsID, conversationID st
 	return s.steerHub.Subscribe(ctx, watch.Key{SettingsID: settingsID, ConversationID: conversationID}, nil), nil
 }
 
-// eventLog is a conversation's latest events.
-type eventLog struct {
-	head   int64 // the id of the last event published
-	events []storedEvent
-}
-
-type storedEvent struct {
-	storage.Event
-	at time.Time
-}
-
-// EventRetention is how long the memory store keeps an event for watchers
-// that resume, at most [storage.MaxEvents] of a conversation.
-const EventRetention = 5 * time.Minute
-
-// Publish implements [storage.ConversationStore].
-func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) (int64, error) {
+// EventRange implements [storage.ConversationStore].
+func (s *Store) EventRange(ctx context.Context, settingsID, conversationID string) (storage.EventRange, error) {
 	if err := ctxErr(ctx); err != nil {
-		return 0, err
+		return storage.EventRange{}, err
 	}
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return 0, err
+		return storage.EventRange{}, err
 	}
-	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
 	s.mu.Lock()
-	now := s.clock()
-	l := s.events[key]
-	if l == nil {
-		l = &eventLog{}
-		s.events[key] = l
+	defer s.mu.Unlock()
+	conv := s.conversations[watch.Key{SettingsID: settingsID, ConversationID: conversationID}]
+	if conv == nil {
+		return storage.EventRange{}, fmt.Errorf("memory: conversation %q: %w", conversationID, storage.ErrNotFound)
 	}
-	l.head++
-	l.events = append(l.events, storedEvent{Event: storage.Event{ID: l.head, Data: cloneBytes(event)}, at: now})
-	drop := 0
-	for drop < len(l.events) && (len(l.events)-drop > storage.MaxEvents || now.Sub(l.events[drop].at) > EventRetention) {
-		drop++
-	}
-	if drop > 0 {
-		l.events = append(l.events[:0:0], l.events[drop:]...)
-	}
-	id := l.head
-	s.mu.Unlock()
-	s.eventHub.Signal(key)
-	return id, nil
-}
-
-// Watch implements [storage.ConversationStore].
-func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, after int64) (<-chan storage.Event, error) {
-	if err := ctxErr(ctx); err != nil {
-		return nil, err
-	}
-	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return nil, err
-	}
-	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
-	ctx, cancel := context.WithCancel(ctx)
-	signals := s.eventHub.Subscribe(ctx, key, nil)
-	return watch.Follow(ctx, signals, after, cancel, watch.Source{
-		Head: func(context.Context) (int64, error) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if l := s.events[key]; l != nil {
-				return l.head, nil
-			}
-			return 0, nil
-		},
-		Read: func(_ context.Context, after int64, limit int) ([]storage.Event, error) {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			l := s.events[key]
-			if l == nil {
-				return nil, nil
-			}
-			var out []storage.Event
-			for _, e := range l.events {
-				if e.ID > after && len(out) < limit {
-					out = append(out, storage.Event{ID: e.ID, Data: cloneBytes(e.Data)})
-				}
-			}
-			return out, nil
-		},
-	})
+	return storage.EventRange{Base: conv.eventBase, Head: conv.lease.EventHead}, nil
 }

@@ -26,13 +26,16 @@ VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 microsecond')
 ON CONFLICT (settings_id, conversation_id) DO UPDATE
 SET lease_owner = excluded.lease_owner, lease_token = excluded.lease_token, lease_expires_at = excluded.lease_expires_at
 WHERE c.lease_expires_at IS NULL OR c.lease_expires_at <= now()
-RETURNING lease_expires_at`
+RETURNING lease_expires_at, event_head, ` + watchedBy
 
 	qRenew = `UPDATE conversations SET lease_expires_at = now() + $4::bigint * interval '1 microsecond'
 WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND lease_expires_at > now()
 RETURNING lease_owner, lease_expires_at`
 
-	qRelease = `UPDATE conversations SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
+	// qRelease gives the lease up and keeps the last event id of the run
+	// ($4) for the next.
+	qRelease = `UPDATE conversations SET lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
+	event_head = greatest(event_head, $4::bigint)
 WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3`
 
 	// qDropUnwritten removes the row of a conversation that was claimed and
@@ -127,12 +130,12 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	}
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := tenantBatch(settingsID)
-	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
+	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
 	// Input queued under an expired claim goes into the conversation now,
 	// for this run to load.
 	queueMove(b, c, false, storage.Entry{})
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if err := br.QueryRow().Scan(&c.ExpiresAt); err != nil {
+		if err := br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched); err != nil {
 			return err
 		}
 		_, err := readMoved(br)
@@ -189,7 +192,7 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 	// left behind without a run to take it (see qLockLease).
 	b.Queue(qLockLease, c.SettingsID, c.ConversationID, c.Token, true)
 	queueMove(b, c, true, storage.Entry{})
-	b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token)
+	b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead)
 	b.Queue(qDropUnwritten, c.SettingsID, c.ConversationID)
 	var n int64
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -277,7 +280,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 	}
 	if release {
 		queueMove(b, c, true, storage.Entry{})
-		b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token)
+		b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead)
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -502,13 +505,12 @@ func (s *Store) Delete(ctx context.Context, settingsID, conversationID string) e
 	}
 	b := tenantBatch(settingsID)
 	b.Queue(qDeleteEvents, settingsID, conversationID)
-	b.Queue(qDeleteEventHead, settingsID, conversationID)
 	b.Queue(qDeleteSteering, settingsID, conversationID)
 	b.Queue(qDeleteEntries, settingsID, conversationID)
 	b.Queue(qDeleteConversation, settingsID, conversationID)
 	var n int64
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		for range 4 {
+		for range 3 {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}

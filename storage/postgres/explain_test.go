@@ -45,11 +45,22 @@ func TestQueryPlans(t *testing.T) {
 				(settings_id, conversation_id, seq, type, created_at, schema_version, data)
 				SELECT $1, 'conv-' || n, s, 'response', now(), 1, jsonb_build_object('n', n, 's', s)
 				FROM generate_series(1, $2) AS n, generate_series(1, $3) AS s`, sid, perTenant, entries)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO conversation_watchers (settings_id, conversation_id, instance, expires_at)
+				SELECT $1, 'conv-' || n, 'instance-' || i, now() + interval '1 minute'
+				FROM generate_series(1, $2) AS n, generate_series(1, 2) AS i`, sid, perTenant); err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, `INSERT INTO conversation_events (settings_id, conversation_id, id, body)
+				SELECT $1, 'conv-' || n, e, '\x7b7d' FROM generate_series(1, $2) AS n, generate_series(1, 20) AS e`, sid, perTenant)
 			return err
 		})
 		is.NoErr(err)
 	}
-	_, err = pool.Exec(ctx, `ANALYZE`)
+	// Only this schema's tables: a bare ANALYZE walks every schema, and fails on a table another test drops.
+	_, err = pool.Exec(ctx, `ANALYZE conversations, conversation_entries, conversation_events, conversation_watchers, settings_documents`)
 	is.NoErr(err)
 
 	const sid, conv = "tenant-07", "conv-42"
@@ -69,7 +80,10 @@ func TestQueryPlans(t *testing.T) {
 		{"LoadAll", qLoadAll, []any{sid, conv}, "conversation_entries_pkey"},
 		{"List", qList, []any{sid, 50}, "conversations_recent"},
 		{"ListAfter", qListAfter, []any{sid, 50, at, conv}, "conversations_recent"},
-		{"Claim", qClaim, []any{sid, conv, "o", "tok", int64(60e6)}, "conversations_pkey"},
+		{"Claim", qClaim, []any{sid, conv, "o", "tok", int64(60e6), "instance"}, "conversations_pkey"},
+		{"ClaimWatched", qClaim, []any{sid, conv, "o", "tok", int64(60e6), "instance"}, "conversation_watchers_pkey"},
+		{"Release", qRelease, []any{sid, conv, "tok", int64(7)}, "conversations_pkey"},
+		{"ReadEvents", qReadEvents, []any{sid, conv, int64(0), 256}, "conversation_events_pkey"},
 		{"Renew", qRenew, []any{sid, conv, "tok", int64(60e6)}, "conversations_pkey"},
 		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false, false}, "conversations_pkey"},
 		{"AppendRelease", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", true, true}, "conversations_pkey"},

@@ -215,7 +215,7 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	}
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := tenantBatch(settingsID)
-	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds())
+	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
 	// As Claim does: input queued under an expired claim goes into the conversation, before the load reads it.
 	queueMove(b, c, false, storage.Entry{})
 	b.Queue(qLoadClaimed, settingsID, conversationID, c.Token)
@@ -226,7 +226,7 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	var corrupt error
 	claimed := false
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if err := br.QueryRow().Scan(&c.ExpiresAt); err != nil {
+		if err := br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched); err != nil {
 			return err
 		}
 		claimed = true

@@ -167,25 +167,34 @@ func (s *Store) WatchSteering(ctx context.Context, settingsID, conversationID st
 }
 
 // subscribe registers a watcher of key on hub, starting the listener for
-// the first watcher of either hub.
+// the first watcher of any hub. The listener then stays for the store's life:
+// runs one after another subscribe and leave in turn, and opening a
+// connection for each would cost more than keeping one.
 func (s *Store) subscribe(ctx context.Context, hub *watch.Hub, key watch.Key) (<-chan struct{}, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.listening(ctx); err != nil {
+		return nil, err
+	}
+	return hub.Subscribe(ctx, key, nil), nil
+}
+
+// listening starts the listener unless it runs.
+func (s *Store) listening(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errors.New("postgres: watch: store closed")
+		return errors.New("postgres: watch: store closed")
 	}
 	if s.listen == nil {
 		l, err := s.startListener(ctx)
 		if err != nil {
-			return nil, wrap("watch", err)
+			return wrap("watch", err)
 		}
 		s.listen = l
 	}
-	s.watchers++
-	return hub.Subscribe(ctx, key, func(int) { s.watcherDone() }), nil
+	return nil
 }
 
 // readTimeout bounds one read a notification causes.

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,15 +10,26 @@ import (
 	"github.com/typeshift-go/typeshift/storage/postgres"
 )
 
-// BenchmarkPublish stores one small event and notifies its id: what each update of a streaming run costs.
+// BenchmarkPublish stores a batch of coalesced events and notifies once: what a watched streaming run costs per
+// batch its relay sends (one per event when the store keeps up, more per call when it lags).
 func BenchmarkPublish(b *testing.B) {
-	s, _, _ := newStore(b)
-	ctx := context.Background()
 	event := []byte(`{"kind":"update","update":{"message":{"role":"assistant","parts":[{"type":"text","text":"hello "}]}}}`)
-	for b.Loop() {
-		if _, err := s.Publish(ctx, "t", "c", event); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{1, 16} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			s, _, _ := newStore(b)
+			ctx := context.Background()
+			var id int64
+			batch := make([]storage.Event, n)
+			for b.Loop() {
+				for i := range batch {
+					id++
+					batch[i] = storage.Event{ID: id, Data: event}
+				}
+				if err := s.Publish(ctx, "t", "c", batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -52,8 +64,10 @@ func BenchmarkWatchDelivery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var id int64
 	for b.Loop() {
-		if _, err := s.Publish(ctx, "t", "c", []byte(`{}`)); err != nil {
+		id++
+		if err := s.Publish(ctx, "t", "c", []storage.Event{{ID: id, Data: []byte(`{}`)}}); err != nil {
 			b.Fatal(err)
 		}
 		if _, ok := <-ch; !ok {

@@ -55,17 +55,24 @@ type Store struct {
 	channel        string
 	eventRetention time.Duration
 
-	eventHub watch.Hub // signalled by notifications of events
-	steerHub watch.Hub // signalled by notifications of steering input
-	leases   leaseConn // the connection of RenewLeases (lease.go)
+	instance string // tells this store's watchers from other processes'
 
-	mu       sync.Mutex // guards the listener's state
-	watchers int
-	listen   *listener
-	closed   bool
+	eventHub   watch.Hub // signalled by notifications of events
+	steerHub   watch.Hub // signalled by notifications of steering input
+	watcherHub watch.Hub // signalled when another process starts watching a conversation
+	leases     leaseConn // the connection of RenewLeases (lease.go)
+	watching   watching  // the conversations this instance watches (watchers.go)
+	pruner     pruner    // deletes expired events (prune.go)
+
+	mu     sync.Mutex // guards the listener's state
+	listen *listener
+	closed bool
 }
 
-var _ storage.Store = (*Store)(nil)
+var (
+	_ storage.Store      = (*Store)(nil)
+	_ storage.EventRelay = (*Store)(nil)
+)
 
 // Options configures a Store; nil or zero fields mean the defaults.
 type Options struct {
@@ -74,8 +81,8 @@ type Options struct {
 	// the same channel.
 	Channel string
 	// EventRetention is how long an event is kept for watchers that
-	// resume; 0 means five minutes. A conversation keeps at most
-	// storage.MaxEvents events whatever the retention.
+	// resume; 0 means five minutes. Expired events are deleted in the
+	// background, in bounded batches, a few times per retention.
 	EventRetention time.Duration
 	// AllowBypassRLS skips the check of New that row-level security binds
 	// the pool's role (see [CheckTenancy]). Set it only for migrations and
@@ -95,7 +102,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error)
 	if pool == nil {
 		return nil, fmt.Errorf("postgres: New: nil pool")
 	}
-	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: 5 * time.Minute}
+	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: 5 * time.Minute, instance: newToken()}
+	s.pruner.s = s
 	if opts != nil {
 		if opts.Channel != "" {
 			s.channel = opts.Channel
@@ -124,9 +132,17 @@ func (s *Store) Close() {
 		l.stop()
 	}
 	s.leases.close()
+	s.pruner.close()
 	s.eventHub.CloseAll()
 	s.steerHub.CloseAll()
+	s.watcherHub.CloseAll()
 }
+
+// Prune deletes the expired events and watcher rows of the tenants the store
+// published or watched for lately, in bounded batches, and returns how many
+// rows it deleted. The store runs it by itself a few times per
+// [Options.EventRetention]; call it to prune now.
+func (s *Store) Prune(ctx context.Context) (int64, error) { return s.pruner.pass(ctx) }
 
 // setTenant names the transaction's tenant for the row-level security
 // policies. It is always the first statement of a batch: pgx runs a batch in

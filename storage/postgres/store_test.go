@@ -172,7 +172,8 @@ func TestClaimRace(t *testing.T) {
 	}
 }
 
-// TestWatchAcrossInstances follows a run published by another instance.
+// TestWatchAcrossInstances: a watcher on one instance is heard by another instance's runs (the claim says so, and
+// a signal comes when it starts watching mid-run), never by its own, and follows what they publish.
 func TestWatchAcrossInstances(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -187,25 +188,51 @@ func TestWatchAcrossInstances(t *testing.T) {
 
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ch, err := watcher.Watch(wctx, "tenant", "conv", storage.WatchFromNow)
+	c, err := publisher.Claim(wctx, "tenant", "conv", "run", time.Minute)
 	is.NoErr(err)
+	is.True(!c.Watched) // nobody watches yet
+	heard, err := publisher.WatchWatchers(wctx, "tenant", "conv")
+	is.NoErr(err)
+	own, err := watcher.WatchWatchers(wctx, "tenant", "conv")
+	is.NoErr(err)
+	ch, err := watcher.Watch(wctx, "tenant", "conv", c.EventHead)
+	is.NoErr(err)
+	select {
+	case <-heard: // the run hears of the watcher that started mid-run
+	case <-wctx.Done():
+		t.Fatal("the publisher never heard of the watcher")
+	}
+	is.NoErr(publisher.Release(wctx, c))
+	again, err := publisher.Claim(wctx, "tenant", "conv", "run", time.Minute)
+	is.NoErr(err)
+	is.True(again.Watched) // the next claim reads the watcher's row
+	is.NoErr(publisher.Release(wctx, again))
+	mine, err := watcher.Claim(wctx, "tenant", "conv", "run", time.Minute)
+	is.NoErr(err)
+	is.True(!mine.Watched) // the watcher's own instance feeds it from memory
+	is.NoErr(watcher.Release(wctx, mine))
+
 	big := make([]byte, 20000)
 	for i := range big {
 		big[i] = byte('a' + i%26)
 	}
-	events := [][]byte{[]byte(`{"n":1}`), big, []byte(`{"n":3}`)}
-	for _, e := range events {
-		_, err := publisher.Publish(ctx, "tenant", "conv", e)
-		is.NoErr(err)
-	}
+	events := []storage.Event{{ID: c.EventHead + 1, Data: []byte(`{"n":1}`)}, {ID: c.EventHead + 2, Data: big}}
+	is.NoErr(publisher.Publish(ctx, "tenant", "conv", events))
+	is.NoErr(publisher.Publish(ctx, "tenant", "conv", []storage.Event{{ID: c.EventHead + 3, Data: []byte(`{"n":3}`)}}))
+	events = append(events, storage.Event{ID: c.EventHead + 3, Data: []byte(`{"n":3}`)})
 	for i, want := range events {
 		select {
 		case got := <-ch:
-			is.Equal(got.ID, int64(i+1))             // ids count the conversation's events
-			is.Equal(string(got.Data), string(want)) // events arrive whole and in order
+			is.Equal(got.ID, want.ID)                     // ids are the publisher's
+			is.Equal(string(got.Data), string(want.Data)) // events arrive whole and in order
 		case <-wctx.Done():
 			t.Fatalf("event %d did not arrive", i)
 		}
+	}
+	select {
+	case <-own:
+		t.Fatal("a store heard its own watcher")
+	default:
 	}
 }
 

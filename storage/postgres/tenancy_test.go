@@ -15,7 +15,7 @@ import (
 )
 
 var tenantTables = []string{"settings_documents", "conversations", "conversation_entries", "conversation_events",
-	"conversation_steering", "conversation_event_heads", "background_runs"}
+	"conversation_steering", "conversation_watchers", "background_runs"}
 
 // plantRows writes one row for each of the tenants a and b into every table,
 // behind the store's back.
@@ -31,7 +31,7 @@ func plantRows(t *testing.T, pool *pgxpool.Pool) {
 				`INSERT INTO conversation_entries (settings_id, conversation_id, seq, type, created_at, schema_version, data)
 					VALUES ($1, 'c', 1, 'input', now(), 1, '{}')`,
 				`INSERT INTO conversation_events (settings_id, conversation_id, id, body) VALUES ($1, 'c', 1, '\x00')`,
-				`INSERT INTO conversation_event_heads (settings_id, conversation_id, last_id) VALUES ($1, 'c', 1)`,
+				`INSERT INTO conversation_watchers (settings_id, conversation_id, instance, expires_at) VALUES ($1, 'c', 'i', now())`,
 				`INSERT INTO conversation_steering (settings_id, conversation_id, data) VALUES ($1, 'c', '"hi"')`,
 				`INSERT INTO background_runs (settings_id, id, job, status) VALUES ($1, 'c', '\x7b7d', 'queued')`,
 			} {

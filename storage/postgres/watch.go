@@ -22,8 +22,9 @@ const maxPayload = 7900
 // never what: a kind letter, the two ids each prefixed with its length, and
 // the id of the row that was written:
 //
-//	e 5:acme 4:c-42 17     event 17 of the conversation was published
+//	e 5:acme 4:c-42 17     events up to 17 of the conversation were published
 //	s 5:acme 4:c-42 1234   steering input was queued
+//	w 5:acme 4:c-42 k3j…   the store instance k3j… started watching
 //
 // (without the spaces). Lengths make any id safe to carry. A receiver reads
 // the rows themselves under the tenant the watcher named, so a notification
@@ -31,6 +32,7 @@ const maxPayload = 7900
 const (
 	kindEvent    = 'e'
 	kindSteering = 's'
+	kindWatcher  = 'w' // a process started watching; the body is its instance id
 )
 
 func payloadHeader(kind byte, settingsID, conversationID string) []byte {
@@ -73,87 +75,114 @@ func parsePayload(p string) (kind byte, key watch.Key, body string, err error) {
 }
 
 const (
-	// qPublish numbers the event after the conversation's last one and
-	// stores it. The upsert's row lock orders the publishers of one
-	// conversation, so events commit in the order of their ids. The
-	// notification goes out when the transaction commits, after the row is
-	// visible.
-	qPublish = `WITH head AS (
-	INSERT INTO conversation_event_heads AS h (settings_id, conversation_id, last_id) VALUES ($1, $2, 1)
-	ON CONFLICT (settings_id, conversation_id) DO UPDATE SET last_id = h.last_id + 1
-	RETURNING last_id
-), ev AS (
+	// qPublish stores a batch of events numbered by their run, raises the
+	// conversation's event head to the last of them, and notifies once. An
+	// id already kept (a run that resumed after a crash, numbering again
+	// above the head it read) keeps its first body.
+	qPublish = `WITH ev AS (
 	INSERT INTO conversation_events (settings_id, conversation_id, id, body)
-	SELECT $1, $2, last_id, $3 FROM head
-	RETURNING id
+	SELECT $1, $2, e.id, e.body FROM unnest($3::bigint[], $4::bytea[]) AS e(id, body)
+	ON CONFLICT DO NOTHING
+), head AS (
+	UPDATE conversations SET event_head = greatest(event_head, $5::bigint)
+	WHERE settings_id = $1 AND conversation_id = $2
 )
-SELECT id, pg_notify($4, $5 || id::text) FROM ev`
+SELECT pg_notify($6, $7)`
 
-	// qPruneOld keeps the conversation's latest $3 events.
-	qPruneOld = `DELETE FROM conversation_events
-WHERE settings_id = $1 AND conversation_id = $2 AND id <= (
-	SELECT last_id FROM conversation_event_heads WHERE settings_id = $1 AND conversation_id = $2) - $3::bigint`
-
-	// qPruneEvents drops the tenant's events older than the retention.
-	qPruneEvents = `DELETE FROM conversation_events
-WHERE settings_id = $1 AND created_at < now() - $2::bigint * interval '1 microsecond'`
-
-	qEventHead = `SELECT coalesce(max(last_id), 0) FROM conversation_event_heads
-WHERE settings_id = $1 AND conversation_id = $2`
+	qEventRange = `SELECT event_base, event_head FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
 
 	qReadEvents = `SELECT id, body FROM conversation_events
 WHERE settings_id = $1 AND conversation_id = $2 AND id > $3
 ORDER BY id LIMIT $4`
 
-	qDeleteEventHead = `DELETE FROM conversation_event_heads WHERE settings_id = $1 AND conversation_id = $2`
+	// qWatching records that this store's instance watches the
+	// conversation, until the row expires, and tells the runs of other
+	// instances.
+	qWatching = `WITH w AS (
+	INSERT INTO conversation_watchers AS w (settings_id, conversation_id, instance, expires_at)
+	VALUES ($1, $2, $3, now() + $4::bigint * interval '1 microsecond')
+	ON CONFLICT (settings_id, conversation_id, instance) DO UPDATE SET expires_at = excluded.expires_at
+)
+SELECT pg_notify($5, $6)`
+
+	qNotWatching = `DELETE FROM conversation_watchers WHERE settings_id = $1 AND conversation_id = $2 AND instance = $3`
+
+	// watchedBy is the claim's test for a watcher in another process; $1
+	// and $2 name the conversation, $6 is the claiming store's instance.
+	watchedBy = `EXISTS (SELECT 1 FROM conversation_watchers w
+	WHERE w.settings_id = $1 AND w.conversation_id = $2 AND w.instance <> $6 AND w.expires_at > now())`
 )
 
-// Publish implements [storage.ConversationStore]. The event is stored, and
-// the notification carries its id only. Publish prunes the conversation's
-// events beyond [storage.MaxEvents] and the tenant's older than
-// [Options.EventRetention], in the same round trip.
-func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, event []byte) (int64, error) {
+// watcherTTL is how long a watcher's row lives unless renewed; it is renewed
+// every third of it while the instance watches.
+const watcherTTL = 30 * time.Second
+
+// Publish implements [storage.EventRelay]: one statement, one transaction,
+// one notification for the batch, whatever its size. Expired events are
+// removed apart, in bounded batches (see prune.go), never by the writers.
+func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, events []storage.Event) error {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return 0, err
+		return err
 	}
+	if len(events) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(events))
+	bodies := make([][]byte, len(events))
+	for i, e := range events {
+		if i > 0 && e.ID <= ids[i-1] {
+			return fmt.Errorf("postgres: publish: event ids must increase (%d after %d): %w", e.ID, ids[i-1], storage.ErrInvalid)
+		}
+		ids[i], bodies[i] = e.ID, e.Data
+		if bodies[i] == nil {
+			bodies[i] = []byte{}
+		}
+	}
+	last := ids[len(ids)-1]
 	head, err := s.notifyHeader(kindEvent, settingsID, conversationID)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if event == nil {
-		event = []byte{}
-	}
+	s.pruner.touch(settingsID)
 	b := tenantBatch(settingsID)
-	b.Queue(qPublish, settingsID, conversationID, event, s.channel, head)
-	b.Queue(qPruneOld, settingsID, conversationID, int64(storage.MaxEvents))
-	b.Queue(qPruneEvents, settingsID, s.eventRetention.Microseconds())
-	var id int64
-	err = s.send(ctx, b, func(br pgx.BatchResults) error {
-		var ignored string
-		if err := br.QueryRow().Scan(&id, &ignored); err != nil {
-			return err
-		}
-		for range 2 {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, wrap("publish", err)
+	b.Queue(qPublish, settingsID, conversationID, ids, bodies, last, s.channel, head+strconv.FormatInt(last, 10))
+	if _, err := s.sendExec(ctx, b); err != nil {
+		return wrap("publish", err)
 	}
-	return id, nil
+	return nil
 }
 
-// Watch implements [storage.ConversationStore]. The first watcher of a Store
-// opens a connection that LISTENs; it is closed when the last watcher ends.
-// Each notification that names the conversation makes the watcher read the
-// events after the last it returned, from the table, under its tenant; after
-// the listener reconnects every watcher reads once, so events published
-// meanwhile are not lost while they are kept.
+// EventRange implements [storage.ConversationStore].
+func (s *Store) EventRange(ctx context.Context, settingsID, conversationID string) (storage.EventRange, error) {
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return storage.EventRange{}, err
+	}
+	var rng storage.EventRange
+	b := tenantBatch(settingsID)
+	b.Queue(qEventRange, settingsID, conversationID)
+	err := s.send(ctx, b, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&rng.Base, &rng.Head) })
+	if errors.Is(err, pgx.ErrNoRows) {
+		return rng, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrNotFound)
+	}
+	if err != nil {
+		return rng, wrap("event range", err)
+	}
+	return rng, nil
+}
+
+// Watch implements [storage.EventRelay]. The store's instance is recorded as
+// a watcher of the conversation while any Watch of it lasts (one row per
+// instance, renewed, and one notification when it starts), so that a run in
+// another process publishes. Each notification that names the conversation
+// makes the watcher read the events after the last it returned, from the
+// table, under its tenant; after the listener reconnects every watcher reads
+// once, so events published meanwhile are not lost while they are kept.
 func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, after int64) (<-chan storage.Event, error) {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return nil, err
+	}
+	wHead, err := s.notifyHeader(kindWatcher, settingsID, conversationID)
+	if err != nil {
 		return nil, err
 	}
 	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
@@ -163,13 +192,27 @@ func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, af
 		cancel()
 		return nil, err
 	}
+	if err := s.watching.add(ctx, key, func(ctx context.Context, on bool) error {
+		b := tenantBatch(settingsID)
+		if on {
+			b.Queue(qWatching, settingsID, conversationID, s.instance, watcherTTL.Microseconds(), s.channel, wHead+s.instance)
+		} else {
+			b.Queue(qNotWatching, settingsID, conversationID, s.instance)
+		}
+		_, err := s.sendExec(ctx, b)
+		return err
+	}); err != nil {
+		cancel()
+		return nil, wrap("watch", err)
+	}
+	s.pruner.touch(settingsID)
 	return watch.Follow(ctx, signals, after, cancel, watch.Source{
 		Head: func(ctx context.Context) (int64, error) {
-			var head int64
-			b := tenantBatch(settingsID)
-			b.Queue(qEventHead, settingsID, conversationID)
-			err := s.send(ctx, b, func(br pgx.BatchResults) error { return br.QueryRow().Scan(&head) })
-			return head, err
+			rng, err := s.EventRange(ctx, settingsID, conversationID)
+			if errors.Is(err, storage.ErrNotFound) {
+				return 0, nil
+			}
+			return rng.Head, err
 		},
 		Read: func(ctx context.Context, after int64, limit int) ([]storage.Event, error) {
 			ctx, cancel := context.WithTimeout(ctx, readTimeout)
@@ -197,18 +240,13 @@ func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, af
 	})
 }
 
-// watcherDone stops the listener after the last watcher.
-func (s *Store) watcherDone() {
-	s.mu.Lock()
-	s.watchers--
-	var l *listener
-	if s.watchers == 0 {
-		l, s.listen = s.listen, nil
+// WatchWatchers implements [storage.EventRelay]: the channel is signalled by
+// the notification another instance's Watch sends when it starts watching.
+func (s *Store) WatchWatchers(ctx context.Context, settingsID, conversationID string) (<-chan struct{}, error) {
+	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
+		return nil, err
 	}
-	s.mu.Unlock()
-	if l != nil {
-		l.stop()
-	}
+	return s.subscribe(ctx, &s.watcherHub, watch.Key{SettingsID: settingsID, ConversationID: conversationID})
 }
 
 // listener owns the LISTEN connection and its goroutine.
@@ -282,6 +320,7 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, done chan struct
 			// watcher looks once for what it missed.
 			s.eventHub.SignalAll()
 			s.steerHub.SignalAll()
+			s.watcherHub.SignalAll()
 		}
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -301,7 +340,7 @@ func (s *Store) listenLoop(ctx context.Context, conn *pgx.Conn, done chan struct
 // own tenant. Payloads it cannot parse are dropped: they come from another
 // program on the channel or a newer version.
 func (s *Store) deliver(payload string) {
-	kind, key, _, err := parsePayload(payload)
+	kind, key, body, err := parsePayload(payload)
 	if err != nil {
 		return
 	}
@@ -310,5 +349,9 @@ func (s *Store) deliver(payload string) {
 		s.eventHub.Signal(key)
 	case kindSteering:
 		s.steerHub.Signal(key)
+	case kindWatcher:
+		if body != s.instance { // this instance's runs feed its own watchers from memory
+			s.watcherHub.Signal(key)
+		}
 	}
 }

@@ -111,8 +111,11 @@ func ruleTextAndIDs(r *rec) {
 		_, err = s.List(ctx, sid, storage.ListOptions{After: "1:" + b.id})
 		r.is(err, storage.ErrInvalid, "List after a cursor whose id is "+b.name)
 		r.is(s.Delete(ctx, sid, b.id), storage.ErrInvalid, "Delete with a conversation id "+b.name)
-		_, err = s.Publish(ctx, sid, b.id, []byte(`{}`))
-		r.is(err, storage.ErrInvalid, "Publish with a conversation id "+b.name)
+		_, err = s.EventRange(ctx, sid, b.id)
+		r.is(err, storage.ErrInvalid, "EventRange with a conversation id "+b.name)
+		if relay, ok := r.relay(); ok {
+			r.is(relay.Publish(ctx, sid, b.id, []storage.Event{{ID: 1}}), storage.ErrInvalid, "Publish with a conversation id "+b.name)
+		}
 		r.is(s.Steer(ctx, sid, b.id, []byte(`{}`)), storage.ErrInvalid, "Steer with a conversation id "+b.name)
 	}
 	_, err := s.List(ctx, sid, storage.ListOptions{After: "-9223372036854775807:c"})

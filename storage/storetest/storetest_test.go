@@ -62,10 +62,10 @@ func TestCheckFindsFaults(t *testing.T) {
 		{"blind compare-and-set", blindPut{memory.New()}, "SettingsCompareAndSet"},
 		{"no summaries", fullLoad{memory.New()}, "LoadSinceSummary"},
 		{"failing appends", storetest.FailFrom(memory.New(), 1, storetest.OpAppend), "AppendOrder"},
-		{"silent watch", silentWatch{memory.New()}, "Watch"},
+		{"release forgets the event head", headlessRelease{memory.New()}, "EventHead"},
 		{"dropped steering", droppedSteering{memory.New()}, "SteerTakenOnce"},
 		{"steering without a run", droppedSteering{memory.New()}, "SteerNeedsLiveClaim"},
-		{"watch without resume", forgetfulWatch{memory.New()}, "WatchResume"},
+		{"event ids from zero", zeroHead{memory.New()}, "EventHead"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,19 +112,30 @@ func (f fullLoad) Load(ctx context.Context, settingsID, conversationID string) (
 	return f.Store.LoadAll(ctx, settingsID, conversationID)
 }
 
-// silentWatch drops every published event.
-type silentWatch struct{ *memory.Store }
+// headlessRelease forgets the id of the run's last event when it releases.
+type headlessRelease struct{ *memory.Store }
 
-func (silentWatch) Publish(context.Context, string, string, []byte) (int64, error) { return 1, nil }
+func (h headlessRelease) Release(ctx context.Context, c storage.Claim) error {
+	c.EventHead = 0
+	return h.Store.Release(ctx, c)
+}
 
 // droppedSteering accepts steering input and keeps none of it.
 type droppedSteering struct{ *memory.Store }
 
 func (droppedSteering) Steer(context.Context, string, string, []byte) error { return nil }
 
-// forgetfulWatch never resumes: every watch starts from now.
-type forgetfulWatch struct{ *memory.Store }
+// zeroHead numbers every conversation's events from zero, so a conversation created again repeats the ids of
+// the deleted one.
+type zeroHead struct{ *memory.Store }
 
-func (f forgetfulWatch) Watch(ctx context.Context, settingsID, conversationID string, _ int64) (<-chan storage.Event, error) {
-	return f.Store.Watch(ctx, settingsID, conversationID, storage.WatchFromNow)
+func (z zeroHead) Claim(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration) (storage.Claim, error) {
+	c, err := z.Store.Claim(ctx, settingsID, conversationID, owner, ttl)
+	c.EventHead = 0
+	return c, err
+}
+
+func (z zeroHead) EventRange(ctx context.Context, settingsID, conversationID string) (storage.EventRange, error) {
+	_, err := z.Store.EventRange(ctx, settingsID, conversationID)
+	return storage.EventRange{}, err
 }

@@ -8,14 +8,15 @@ import (
 	"sync"
 )
 
-// cutter passes requests to the API, and can cut the next watch stream after its n-th event, from the server's
-// side, as a proxy or a restarted instance would: the handler's request ends, the connection's response ends.
+// cutter passes requests to the API, and can cut the next watch stream after the first event of a name, from the
+// server's side, as a proxy or a restarted instance would: the handler's request ends, the connection's response
+// ends.
 // It records the Last-Event-ID of every watch request.
 type cutter struct {
 	next http.Handler
 
 	mu       sync.Mutex
-	cutAfter int      // events of the next watch stream before the cut; 0 for none
+	cutAfter string   // the event of the next watch stream after which it is cut; "" for none
 	resumes  []string // the Last-Event-ID of each watch request
 	cuts     int
 }
@@ -29,16 +30,16 @@ func (c *cutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.mu.Lock()
 	c.resumes = append(c.resumes, r.Header.Get("Last-Event-ID"))
-	n := c.cutAfter
-	c.cutAfter = 0
+	name := c.cutAfter
+	c.cutAfter = ""
 	c.mu.Unlock()
-	if n == 0 {
+	if name == "" {
 		c.next.ServeHTTP(w, r)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	cw := &cutWriter{ResponseWriter: w, left: n, cut: func() {
+	cw := &cutWriter{ResponseWriter: w, at: regexp.MustCompile(`(?m)^event: ` + regexp.QuoteMeta(name) + `$`), cut: func() {
 		c.mu.Lock()
 		c.cuts++
 		c.mu.Unlock()
@@ -47,11 +48,11 @@ func (c *cutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(cw, r.WithContext(ctx))
 }
 
-// armCut makes the next watch stream end after n events.
-func (c *cutter) armCut(n int) {
+// armCut makes the next watch stream end after its first event of the name.
+func (c *cutter) armCut(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cutAfter = n
+	c.cutAfter = name
 }
 
 func (c *cutter) state() (resumes []string, cuts int) {
@@ -60,12 +61,10 @@ func (c *cutter) state() (resumes []string, cuts int) {
 	return append([]string(nil), c.resumes...), c.cuts
 }
 
-var eventLine = regexp.MustCompile(`(?m)^event: `)
-
-// cutWriter writes until the n-th event has gone out, then nothing more, and ends the request.
+// cutWriter writes until an event that at matches has gone out, then nothing more, and ends the request.
 type cutWriter struct {
 	http.ResponseWriter
-	left int
+	at   *regexp.Regexp
 	done bool
 	cut  func()
 }
@@ -75,13 +74,10 @@ func (w *cutWriter) Write(b []byte) (int, error) {
 		return 0, io.ErrClosedPipe
 	}
 	n, err := w.ResponseWriter.Write(b)
-	if eventLine.Match(b) {
-		w.left--
-		if w.left == 0 {
-			w.Flush()
-			w.done = true
-			w.cut()
-		}
+	if w.at.Match(b) {
+		w.Flush()
+		w.done = true
+		w.cut()
 	}
 	return n, err
 }

@@ -3,6 +3,7 @@ package devui_test
 import (
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -203,11 +204,13 @@ func TestRunOnAnotherInstance(t *testing.T) {
 		r, _ := http.NewRequest("POST", other+"/api/conversations/"+id+"/runs", strings.NewReader(`{"text":"slow"}`))
 		r.Header.Set(tenantHeader, "tenant-a")
 		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "text/event-stream") // a client that streams: a JSON answer would not stream the model
 		resp, err := http.DefaultClient.Do(r)
 		if err != nil {
 			done <- 0
 			return
 		}
+		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		done <- resp.StatusCode
 	}()
@@ -233,10 +236,9 @@ func TestWatchResumes(t *testing.T) {
 		id := conversationID(p)
 
 		q := newPage(t, "b", p)
-		// The next watch stream ends after its seventh event: five words of text and the model call's usage, each an
-		// update of its own, then the first of the two calls of one update, which carries no id (the update's last
-		// event does).
-		e.cut.armCut(7)
+		// The next watch stream ends after its first tool call: the first of the two calls of one update, which
+		// carries no id (the update's last event does).
+		e.cut.armCut("tool_call")
 		q.open(e.ui("tenant-a", id))
 		q.waitText(`#watch-state`, "following")
 

@@ -25,10 +25,10 @@ const readFailures = 5
 // Follow returns the events of src after after (storage.WatchFromNow: after
 // the last one now), reading again whenever signals has a value, until ctx
 // ends or signals closes. Subscribe for signals before calling Follow, so
-// that no event falls between the first read and the first signal. The
-// channel is closed early when an event the follower has not seen is no
-// longer kept (its id is not one more than the last one sent), or when reads
-// keep failing. onEnd, if not nil, runs when the follower stops, before the
+// that no event falls between the first read and the first signal. Ids may
+// skip (runs publish only while watched, and events expire): whoever reads
+// the channel decides what a gap means. The channel is closed early when
+// reads keep failing. onEnd, if not nil, runs when the follower stops, before the
 // channel is closed: pass the cancel function of ctx, so that a follower that
 // stopped early leaves no subscription behind.
 //
@@ -79,9 +79,6 @@ func Follow(ctx context.Context, signals <-chan struct{}, after int64, onEnd fun
 			for _, e := range evs {
 				if e.ID <= cursor {
 					continue
-				}
-				if e.ID != cursor+1 {
-					return // the events in between are gone: the watcher fell behind
 				}
 				select {
 				case out <- e:

@@ -312,6 +312,10 @@ class Live {
       case 'reset':
         this.step('reset', 'reset');
         break;
+      case 'run_end':
+        transcript.endText();
+        this.step('run ended' + (d.error ? ': ' + d.error : ''), 'run_end');
+        break;
     }
     this.inText = false;
   }
@@ -443,6 +447,7 @@ async function watchLoop(id, w) {
           if (ev.id === null) continue;
           if (!live) live = new Live();
           for (const g of group) live.handle(g);
+          if (ev.event === 'run_end') live = null; // the next run gets a timeline entry of its own
           group = [];
           w.last = ev.id;
           document.body.dataset.watchLast = ev.id;

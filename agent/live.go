@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+// A streaming run's updates reach the conversation's watchers as events: the run's text deltas coalesced over a
+// short window (coalesceWindow, coalesceBytes), each event numbered after the conversation's last (the claim's
+// storage.Claim.EventHead). Watchers in this process read them from the conversation's feed, in memory; when the
+// store is a storage.EventRelay and another process watches, the run also publishes them there (relay.go). The
+// run never waits for either: a feed is a bounded buffer, and publishing runs beside the run.
+
+// coalesceWindow is the longest a text delta waits for the next before its event goes out, and coalesceBytes the
+// most text one event gathers before it goes out at once.
+const (
+	coalesceWindow = 50 * time.Millisecond
+	coalesceBytes  = 4 << 10
+)
+
+// feedEvents and feedBytes bound what a conversation's feed keeps; the oldest events go first. liveRetention is
+// how long a feed nobody holds is kept, for a watcher in this process that reconnects after a run ended.
+const (
+	feedEvents    = 4096
+	feedBytes     = 4 << 20
+	liveRetention = time.Minute
+)
+
+// liveEvent is one event of a conversation's feed.
+type liveEvent struct {
+	id    int64
+	runID string
+	// base is the conversation's event head when the run began: the run's events are numbered from base+1.
+	base int64
+	// u is the coalesced update; with end set, the event says the run ended, and err why it failed, if it did.
+	u   chat.Update
+	end bool
+	err string
+	// size approximates the event's memory, for the feed's bound.
+	size int
+}
+
+// liveKey names a conversation of a store.
+type liveKey struct {
+	store                      storage.ConversationStore
+	settingsID, conversationID string
+}
+
+// feeds are the conversations of this process's runs and watchers. A package variable, not a host's field: hosts
+// of different agents share a store, and a watcher reached through one host follows a run of another.
+var feeds feedRegistry
+
+type feedRegistry struct {
+	mu    sync.Mutex
+	convs map[liveKey]*feed
+}
+
+// acquire returns key's feed, made if need be, held until release.
+func (r *feedRegistry) acquire(key liveKey) *feed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.convs == nil {
+		r.convs = map[liveKey]*feed{}
+	}
+	f := r.convs[key]
+	if f == nil {
+		f = &feed{key: key}
+		r.convs[key] = f
+	}
+	f.refs++
+	f.idle++ // a later release's removal is not this one's
+	return f
+}
+
+// release lets f go; a feed nobody holds is dropped after liveRetention.
+func (r *feedRegistry) release(f *feed) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f.refs--
+	if f.refs > 0 {
+		return
+	}
+	idle := f.idle
+	time.AfterFunc(liveRetention, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if f.refs == 0 && f.idle == idle && r.convs[f.key] == f {
+			delete(r.convs, f.key)
+		}
+	})
+}
+
+// watched reports whether a watcher in this process, or a live run, holds key's feed.
+func (r *feedRegistry) watched(key liveKey) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.convs[key]
+	return f != nil && f.refs > 0
+}
+
+// len returns how many feeds the registry holds.
+func (r *feedRegistry) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.convs)
+}
+
+// feed holds a conversation's latest events in this process and signals its watchers here. refs and idle are
+// guarded by the registry's lock, the rest by mu.
+type feed struct {
+	key       liveKey
+	refs      int
+	idle      uint64
+	mu        sync.Mutex
+	events    []liveEvent
+	bytes     int
+	watchers  map[chan struct{}]struct{}
+	lastEnded int64 // the id of the last run-end event; events up to it are the ended runs'
+	// relayed is closed when the last relayer started here has published everything: the next run's relayer
+	// waits for it, so that a conversation's events reach the store in the order of their ids.
+	relayed chan struct{}
+}
+
+// relayAfter returns the channel of the previous relayer to wait for, and puts done in its place.
+func (f *feed) relayAfter(done chan struct{}) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.relayed
+	f.relayed = done
+	return prev
+}
+
+// add appends e and signals the watchers.
+func (f *feed) add(e liveEvent) {
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	f.bytes += e.size
+	drop := 0
+	for len(f.events)-drop > feedEvents || (f.bytes > feedBytes && len(f.events)-drop > 1) {
+		f.bytes -= f.events[drop].size
+		drop++
+	}
+	if drop > 0 {
+		clear(f.events[:drop])
+		f.events = f.events[drop:]
+	}
+	if e.end {
+		f.lastEnded = e.id
+	}
+	for w := range f.watchers {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+	f.mu.Unlock()
+}
+
+// after returns the events with an id above id, oldest first, in a new slice.
+func (f *feed) after(id int64) []liveEvent {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := len(f.events)
+	for i > 0 && f.events[i-1].id > id {
+		i--
+	}
+	if i == len(f.events) {
+		return nil
+	}
+	return append([]liveEvent(nil), f.events[i:]...)
+}
+
+// has reports whether the feed keeps the event id.
+func (f *feed) has(id int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.events) > 0 && f.events[0].id <= id && id <= f.events[len(f.events)-1].id
+}
+
+// subscribe returns a channel signalled after each event added, until unsubscribe.
+func (f *feed) subscribe() chan struct{} {
+	ch := make(chan struct{}, 1)
+	f.mu.Lock()
+	if f.watchers == nil {
+		f.watchers = map[chan struct{}]struct{}{}
+	}
+	f.watchers[ch] = struct{}{}
+	f.mu.Unlock()
+	return ch
+}
+
+func (f *feed) unsubscribe(ch chan struct{}) {
+	f.mu.Lock()
+	delete(f.watchers, ch)
+	f.mu.Unlock()
+}
+
+// sizeOf approximates the memory an update holds.
+func sizeOf(u chat.Update) int {
+	n := 64 + len(u.ResponseID) + len(u.Model) + len(u.AuthorName)
+	for _, p := range u.Parts {
+		switch p := p.(type) {
+		case chat.Text:
+			n += 16 + len(p.Text)
+		case chat.ToolCall:
+			n += 64 + len(p.Name) + len(p.Arguments)
+		case chat.ToolResult:
+			n += 64 + len(p.Result)
+		default:
+			n += 128
+		}
+	}
+	return n
+}
