@@ -39,7 +39,7 @@ func TestFormatRoundTrip(t *testing.T) {
 	text := string(data)
 	is.True(strings.Contains(text, "-- 1/request --\nPOST /v1/chat/completions?x=1\n"))
 	is.True(strings.Contains(text, "\n  \"model\": \"m\"")) // JSON indented
-	is.True(strings.Contains(text, "data: [DONE]\n"))      // the stream as text
+	is.True(strings.Contains(text, "data: [DONE]\n"))       // the stream as text
 	is.True(strings.Contains(text, "Typeshift-Body-Encoding: base64"))
 	back, err := cassette.Parse(data)
 	is.NoErr(err)
