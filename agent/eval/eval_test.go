@@ -41,6 +41,10 @@ func (a *Support) TypeshiftDeclaration() agent.Declaration {
 // scriptedModel is the model the cassettes were recorded from when no key is at hand: a local server in the
 // Chat Completions wire format that picks a tool from the user's words, and answers from the tool's result.
 type scriptedModel struct {
+	// byDescription picks, for a question naming a ticket, the first offered tool whose description says it
+	// finds "one ticket", as a model reads descriptions to choose.
+	byDescription bool
+
 	mu    sync.Mutex
 	calls int
 }
@@ -53,6 +57,12 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name        string `json:"name"`
+				Description string `json:"description"`
+			} `json:"function"`
+		} `json:"tools"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
 		http.Error(w, "bad request", http.StatusBadRequest)
@@ -94,6 +104,22 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ns := number.FindAllString(user, 2)
 		message["tool_calls"] = []any{toolCall("call_a", "get_ticket", `{"number":`+ns[0]+`}`), toolCall("call_b", "get_ticket", `{"number":`+ns[len(ns)-1]+`}`)}
 		finish = "tool_calls"
+	case n != "" && m.byDescription:
+		for _, tool := range req.Tools {
+			if !strings.Contains(strings.ToLower(tool.Function.Description), "one ticket") {
+				continue
+			}
+			args := `{"number":` + n + `}`
+			if tool.Function.Name == "search_tickets" {
+				args = `{"query":"` + n + `"}`
+			}
+			message["tool_calls"] = []any{toolCall("call_pick", tool.Function.Name, args)}
+			finish = "tool_calls"
+			break
+		}
+		if finish != "tool_calls" {
+			message["content"] = "I have no tool for that."
+		}
 	case n != "":
 		message["tool_calls"] = []any{toolCall("call_get", "get_ticket", `{"number":`+n+`}`)}
 		finish = "tool_calls"
