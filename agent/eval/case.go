@@ -59,6 +59,8 @@ type Expect struct {
 	// MaxRounds bounds the model calls of the case; MaxTokens the tokens of all of them (input and output).
 	MaxRounds int   `json:"max_rounds,omitempty"`
 	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// Rubric is scored by a judge model (see [Options.Judge]).
+	Rubric *Rubric `json:"rubric,omitempty"`
 }
 
 // Trajectory is an expected sequence of tool calls.
@@ -197,6 +199,9 @@ func (c *Case) check() error {
 				return err
 			}
 		}
+	}
+	if r := c.Expect.Rubric; r != nil && strings.TrimSpace(r.Criteria) == "" {
+		return errors.New("a rubric needs its criteria")
 	}
 	if c.Expect.MaxRounds < 0 || c.Expect.MaxTokens < 0 {
 		return errors.New("max_rounds and max_tokens cannot be negative")

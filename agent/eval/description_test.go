@@ -60,7 +60,7 @@ func TestChangedDescriptionFailsTheTrajectory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := eval.Evaluate(t.Context(), host, c)
+		res, err := eval.Evaluate(t.Context(), host, c, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

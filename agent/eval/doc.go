@@ -30,7 +30,7 @@
 //			host, err := agent.NewHost(&Support{}, agent.Config{Client: client, Toolsets: ...})
 //			...
 //			return host
-//		})
+//		}, nil)
 //	}
 //
 // # Scorers
@@ -39,7 +39,7 @@
 // tool_trajectory_avg_score (the share of the expected calls made, as Trajectory.Match asks; exact also
 // counts extra calls against it), tools_not_called, approvals (the calls the first run waits on, in order),
 // response_match_score (the share of the answer's checks that hold: contains, not_contains, regex, JSON
-// Schema), rounds and tokens (1 within the limit, limit/actual past it). A case passes when each score reaches
+// Schema), rounds and tokens (1 within the limit, limit/actual past it), and rubric, scored by a judge model through any chat.Client ([Options.Judge]). A case passes when each score reaches
 // its threshold: 1, unless Case.Thresholds lowers it. The names of ADK's metrics are used where they measure
 // the same thing.
 //

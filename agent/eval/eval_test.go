@@ -170,7 +170,7 @@ func TestCases(t *testing.T) {
 	cases, err := eval.Load(os.DirFS("testdata"), "cases")
 	is.NoErr(err)
 	is.True(len(cases) >= 6)
-	results := eval.RunCases(t, cases, newHost)
+	results := eval.RunCases(t, cases, newHost, nil)
 	is.Equal(len(results), len(cases))
 	for _, r := range results {
 		is.True(len(r.Scores) > 0) // every case scores something

@@ -19,9 +19,15 @@ type Result struct {
 	Run *Run `json:"-"`
 }
 
-// Evaluate runs c on host and scores what the run did. An error of the run is returned as such: a case whose
-// run fails has no scores.
-func Evaluate(ctx context.Context, host *agent.Host, c *Case) (*Result, error) {
+// Evaluate runs c on host and scores what the run did; opts may be nil. An error of the run is returned as such:
+// a case whose run fails has no scores.
+func Evaluate(ctx context.Context, host *agent.Host, c *Case, o *Options) (*Result, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	if c.Expect.Rubric != nil && o.Judge == nil {
+		return nil, fmt.Errorf("eval: case %s has a rubric and no judge (Options.Judge)", c.Name)
+	}
 	opts := []agent.RunOption{}
 	if len(c.Messages) > 0 {
 		opts = append(opts, agent.Input(c.Messages...))
@@ -62,6 +68,9 @@ func Evaluate(ctx context.Context, host *agent.Host, c *Case) (*Result, error) {
 	}
 	r.Answer = res.Text()
 	out := &Result{Case: c.Name, Scores: c.Score(r), Run: r}
+	if c.Expect.Rubric != nil {
+		out.Scores = append(out.Scores, c.Judge(ctx, o.Judge, r))
+	}
 	out.Passed, out.Reason = c.Passed(out.Scores)
 	return out, nil
 }
@@ -104,14 +113,14 @@ func (r *Run) add(res *agent.Result) {
 }
 
 // RunCases runs each case as a subtest of t named after it, on the host newHost builds for that subtest (over
-// a cassette of its own, typically), and fails the subtest with the first score under its threshold. It returns
+// a cassette of its own, typically), with opts (which may be nil), and fails the subtest with the first score under its threshold. It returns
 // the results, for a report.
-func RunCases(t *testing.T, cases []*Case, newHost func(t *testing.T, c *Case) *agent.Host) []Result {
+func RunCases(t *testing.T, cases []*Case, newHost func(t *testing.T, c *Case) *agent.Host, opts *Options) []Result {
 	t.Helper()
 	var results []Result
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			res, err := Evaluate(t.Context(), newHost(t, c), c)
+			res, err := Evaluate(t.Context(), newHost(t, c), c, opts)
 			if err != nil {
 				results = append(results, Result{Case: c.Name, Reason: err.Error()})
 				t.Fatal(err)

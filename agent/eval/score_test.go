@@ -18,7 +18,7 @@ func TestWrongTrajectoryFailsWithReason(t *testing.T) {
 	c, err := eval.ParseCase([]byte(`{"name":"get_ticket","text":"Is ticket 4711 open?",
 		"expect":{"trajectory":{"calls":[{"tool":"search_tickets","arguments":{"query":"4711"}}]}}}`))
 	is.NoErr(err)
-	res, err := eval.Evaluate(t.Context(), newHost(t, c), c) // replays get_ticket's cassette
+	res, err := eval.Evaluate(t.Context(), newHost(t, c), c, nil) // replays get_ticket's cassette
 	is.NoErr(err)
 	is.True(!res.Passed)
 	is.Equal(res.Scores[0].Name, eval.ScoreTrajectory)
