@@ -71,10 +71,13 @@ type conversationRun struct {
 	ttl        time.Duration
 	input      []chat.Message // the run's input, stored when it starts
 
-	mu      sync.Mutex // guards claim, which the renewal updates, cancel, lost and ctxDone
-	claim   storage.Claim
-	cancel  context.CancelCauseFunc
-	lost    error         // why the claim was lost; the run stores nothing after it
+	mu     sync.Mutex // guards claim, which the renewal updates, cancel, lost, ending and ctxDone
+	claim  storage.Claim
+	cancel context.CancelCauseFunc
+	lost   error // why the claim was lost; the run stores nothing after it
+	// ending says the run is releasing its claim: a renewal that finds the claim gone from then on lost nothing,
+	// and whether the claim held until the release is the release's own answer.
+	ending  bool
 	ctxDone time.Time     // when the run's context ended (its deadline, its caller gone), or zero
 	keeper  *leaseKeeper  // renews the claim, with the host's other runs'
 	started bool          // the run's start is stored, or queued to be
@@ -331,6 +334,7 @@ func (c *conversationRun) close() error {
 	c.keeper.remove(c)
 	c.mu.Lock()
 	claim, lost := c.releasing(), c.lost
+	c.ending = true
 	c.mu.Unlock()
 	if lost != nil || c.released {
 		return nil

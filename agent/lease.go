@@ -145,6 +145,12 @@ func (c *conversationRun) renewed(claim storage.Claim, err error) {
 		}
 		c.mu.Unlock()
 	case errors.Is(err, storage.ErrClaimLost):
+		c.mu.Lock()
+		ending := c.ending
+		c.mu.Unlock()
+		if ending {
+			return // a renewal in flight while the run released its claim
+		}
 		c.lose(&ConversationError{ConversationID: c.id, Op: "renewing the lease", Err: err})
 	}
 }
@@ -337,6 +343,7 @@ func (c *conversationRun) store1(ctx context.Context, op string, release bool, e
 	claim, lost := c.claim, c.lost
 	if release {
 		claim = c.releasing()
+		c.ending = lost == nil
 	}
 	c.mu.Unlock()
 	if lost != nil {

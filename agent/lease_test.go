@@ -249,3 +249,47 @@ func TestLeaseNotRenewedPastDeadline(t *testing.T) {
 		t.Logf("free after %v", free)
 	})
 }
+
+// lateRenewal holds the first renewal it gets until the run has stored its end with its release, so that the
+// renewal finds the claim released, as a renewal in flight while the run ends does.
+type lateRenewal struct {
+	*memory.Store
+	renewing, released, renewed chan struct{}
+	first, end                  sync.Once
+}
+
+func (s *lateRenewal) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
+	held := false
+	s.first.Do(func() { held = true; close(s.renewing) })
+	if !held {
+		return s.Store.RenewLeases(ctx, cs, ttl)
+	}
+	<-s.released
+	defer close(s.renewed)
+	return s.Store.RenewLeases(ctx, cs, ttl)
+}
+
+func (s *lateRenewal) AppendRelease(ctx context.Context, c storage.Claim, es ...storage.Entry) ([]storage.Entry, error) {
+	out, err := s.Store.AppendRelease(ctx, c, es...)
+	s.end.Do(func() {
+		close(s.released)
+		<-s.renewed
+		time.Sleep(50 * time.Millisecond) // the renewal's answer reaches the run
+	})
+	return out, err
+}
+
+// TestLeaseReleasedWhileRenewed ends a run while a renewal of its claim is in flight: the renewal finds the claim
+// released by the run's end, which is no loss, and the run succeeds.
+func TestLeaseReleasedWhileRenewed(t *testing.T) {
+	is := is.New(t)
+	s := &lateRenewal{Store: memory.New(), renewing: make(chan struct{}), released: make(chan struct{}), renewed: make(chan struct{})}
+	m := script(func(msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+		<-s.renewing // the run is among those the renewal renews
+		return say("done")(msgs, opts)
+	})
+	h := host(m, agent.Config{Store: s, LeaseTTL: 300 * time.Millisecond})
+	res, err := h.Run(t.Context(), agent.Text("hello"), agent.SettingsID(tenant), agent.Conversation("late"))
+	is.NoErr(err) // a renewal that finds the claim released by the run's own end is not a lost claim
+	is.Equal(res.Text(), "done")
+}

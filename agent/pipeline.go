@@ -14,6 +14,7 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //	unique call ids           repeated call ids made unique, against the run's whole history
 //	Config.Inner              compaction belongs here, below the unique call ids, which must see what it removes
 //	cache hints               the stable prefix marked for prompt caching (cachehints.go)
+//	retry and fallback        each model tried again as Config.Retry says, then the fallback list's (Host.runClient)
 //	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
 //
 // conv is nil for a run without a conversation, which has neither the conversation nor the checkpoints.

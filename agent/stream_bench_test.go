@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -257,11 +259,24 @@ func (s *streamSide) report(b *testing.B, n int) {
 	}
 }
 
+// benchPoolSize is the pools' size the streams benchmarks use: TYPESHIFT_BENCH_POOL, or pgxpool's default (0).
+func benchPoolSize(b *testing.B) int32 {
+	v := os.Getenv("TYPESHIFT_BENCH_POOL")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("TYPESHIFT_BENCH_POOL=%q: want a number of connections", v)
+	}
+	return int32(n)
+}
+
 // benchStreams runs n paced streams on each side in turn, iteration after iteration, and reports each side's run
 // durations, the run's end after the model's last update, and the ratio of Postgres's to the memory store's.
 func benchStreams(b *testing.B, n int, watched bool) {
 	model := benchModel{streambench.Paced{Tokens: streamTokens, Interval: streamInterval}}
-	pg := streambench.OpenPostgres(b, nil)
+	pg := streambench.OpenPostgres(b, &streambench.PGOptions{MaxConns: benchPoolSize(b)})
 	mem := memory.New()
 	memSide := hostSide("mem", host(model, agent.Config{Store: mem}))
 	pgSide := hostSide("pg", host(model, agent.Config{Store: pg.Store}))

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"math/rand/v2"
 	"time"
@@ -73,7 +75,7 @@ func (c *retryClient) Respond(ctx context.Context, msgs []Message, opts *Options
 	for attempt := 1; ; attempt++ {
 		resp, err := c.next.Respond(ctx, msgs, opts)
 		if err == nil || !c.again(ctx, attempt, err) {
-			return resp, err
+			return resp, stopped(ctx, err)
 		}
 	}
 }
@@ -97,7 +99,7 @@ func (c *retryClient) Stream(ctx context.Context, msgs []Message, opts *Options)
 				return
 			}
 			if !c.again(ctx, attempt, failed) {
-				yield(Update{}, failed)
+				yield(Update{}, stopped(ctx, failed))
 				return
 			}
 		}
@@ -129,6 +131,18 @@ func (c *retryClient) again(ctx context.Context, attempt int, err error) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// stopped returns the error a call ends with: err, or, when the context ended while the call waited to try
+// again, the context's error wrapping err too, so that errors.Is finds both.
+func stopped(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: the last try failed: %w", cerr, err)
+	}
+	return err
 }
 
 // backoff returns a random wait in [0, min(maxDelay, base·2^(attempt-1))]: exponential backoff with full jitter.

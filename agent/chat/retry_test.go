@@ -116,7 +116,9 @@ func TestRetryStopsWhenCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	_, err := c.Respond(ctx, []chat.Message{chat.UserText("hi")}, nil)
-	is.True(errors.Is(err, chat.ErrOverloaded)) // the last failure, not a hang
+	is.True(errors.Is(err, context.Canceled))   // the caller gave up...
+	is.True(errors.Is(err, chat.ErrOverloaded)) // ...after this failure, not a hang
+	is.True(!chat.IsTemporary(err))             // and no fallback moves on
 	is.Equal(len(srv.Requests()), 1)
 }
 

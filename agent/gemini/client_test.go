@@ -186,3 +186,54 @@ func TestRetriesAreTheHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelCallsKeepTheirSignature sends back an answer of two parallel calls, the first of which carried the
+// thought signature (as Gemini writes them): the signature goes back on the first call only, the ids Gemini gave
+// go back, and the responses follow in a user turn, in order.
+func TestParallelCallsKeepTheirSignature(t *testing.T) {
+	is := is.New(t)
+	const sig = "c2lnbmF0dXJlLW9mLXRoZS1maXJzdC1jYWxs"
+	answer1 := `{"candidates":[{"content":{"parts":[` +
+		`{"functionCall":{"id":"fc_a","name":"get_ticket","args":{"number":4711}},"thoughtSignature":"` + sig + `"},` +
+		`{"functionCall":{"id":"fc_b","name":"get_ticket","args":{"number":4712}}}],"role":"model"},"finishReason":"STOP","index":0}],` +
+		`"usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":20,"thoughtsTokenCount":50,"totalTokenCount":100},"modelVersion":"gemini-3-pro","responseId":"r1"}`
+	rec, url := serve(t, answer{status: 200, body: answer1}, answer{status: 200, body: okBody})
+	c := newClient(t, url)
+	msgs := []chat.Message{chat.UserText("Both?")}
+	resp, err := c.Respond(context.Background(), msgs, &chat.Options{Tools: []*toolset.Tool{{Name: "get_ticket", Schema: json.RawMessage(`{"type":"object","properties":{"number":{"type":"integer"}}}`)}}})
+	is.NoErr(err)
+	is.Equal(resp.FinishReason, chat.FinishToolCalls)
+	is.Equal(resp.Usage, chat.Usage{InputTokens: 30, OutputTokens: 70, TotalTokens: 100, ReasoningTokens: 50})
+	answer := resp.Messages[0]
+	is.Equal(len(answer.Parts), 3) // the signature, then the two calls
+	is.Equal(answer.Parts[0], chat.Reasoning{Provider: gemini.ProviderName, Signature: sig})
+	calls := answer.ToolCalls()
+	is.Equal(calls[0].ID, "fc_a")
+	is.Equal(calls[1].ID, "fc_b")
+
+	msgs = append(msgs, answer, chat.Message{Role: chat.RoleTool, Parts: []chat.Part{
+		chat.ToolResult{CallID: "fc_a", Result: json.RawMessage(`{"open":true}`)},
+		chat.ToolResult{CallID: "fc_b", Error: "no ticket 4712 exists"},
+	}})
+	_, err = c.Respond(context.Background(), msgs, nil)
+	is.NoErr(err)
+	_, bodies := rec.requests()
+	var body struct {
+		Contents []struct {
+			Role  string           `json:"role"`
+			Parts []map[string]any `json:"parts"`
+		} `json:"contents"`
+	}
+	is.NoErr(json.Unmarshal([]byte(bodies[1]), &body))
+	is.Equal(len(body.Contents), 3)
+	model := body.Contents[1]
+	is.Equal(model.Role, "model")
+	is.Equal(len(model.Parts), 2)
+	is.Equal(model.Parts[0]["thoughtSignature"], sig)
+	is.Equal(model.Parts[0]["functionCall"].(map[string]any)["id"], "fc_a")
+	is.Equal(model.Parts[1]["thoughtSignature"], nil)
+	responses := body.Contents[2]
+	is.Equal(responses.Role, "user")
+	is.Equal(responses.Parts[0]["functionResponse"], map[string]any{"id": "fc_a", "name": "get_ticket", "response": map[string]any{"output": map[string]any{"open": true}}})
+	is.Equal(responses.Parts[1]["functionResponse"], map[string]any{"id": "fc_b", "name": "get_ticket", "response": map[string]any{"error": "no ticket 4712 exists"}})
+}

@@ -21,6 +21,8 @@ type exchange struct {
 	body   []byte
 	want   []string
 	reject []string
+	// answered says the archive has the exchange's response file.
+	answered bool
 }
 
 // fixture is a case's recorded exchanges.
@@ -91,7 +93,7 @@ func parseFixture(a *txtar.Archive) (*fixture, error) {
 		}
 		switch base {
 		case "response":
-			ex(n).body = file.Data
+			ex(n).body, ex(n).answered = file.Data, true
 		case "want":
 			ex(n).want = lines(file.Data)
 		case "reject":
@@ -102,6 +104,11 @@ func parseFixture(a *txtar.Archive) (*fixture, error) {
 	}
 	if len(f.exchanges) == 0 {
 		return nil, fmt.Errorf("no response")
+	}
+	for i, ex := range f.exchanges {
+		if !ex.answered {
+			return nil, fmt.Errorf("exchange %d has no response file", i+1)
+		}
 	}
 	return f, nil
 }

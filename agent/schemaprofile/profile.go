@@ -234,5 +234,5 @@ func moveToDescription(s *object, k string) {
 	}
 }
 
-// sortedKeys returns o's keys in order of appearance: a copy, safe against changes while iterating.
-func sortedKeys(o *object) []string { return slices.Clone(o.keys) }
+// keysOf returns o's keys in order of appearance: a copy, safe against changes while iterating.
+func keysOf(o *object) []string { return slices.Clone(o.keys) }

@@ -70,7 +70,7 @@ func (n *rnode) walk(v any, depth int) bool {
 	}
 	switch v := v.(type) {
 	case *object:
-		for _, k := range sortedKeys(v) {
+		for _, k := range keysOf(v) {
 			x := v.vals[k]
 			if x == nil && n.optional[k] {
 				v.del(k)
@@ -165,7 +165,7 @@ func strictNode(a *adapter, s *object, path string, n *rnode) error {
 	if f, ok := s.vals["format"].(string); ok && !slices.Contains(strictFormats, f) {
 		moveToDescription(s, "format")
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range keysOf(s) {
 		if strings.HasPrefix(k, "x-") {
 			s.del(k)
 		}
@@ -464,7 +464,7 @@ func (g *geminiAdapter) node(s *object, path string, optional bool, depth int) e
 	if f, ok := s.vals["format"].(string); ok && !slices.Contains(geminiFormats, f) {
 		moveToDescription(s, "format")
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range keysOf(s) {
 		if !slices.Contains(geminiKeep, k) {
 			moveToDescription(s, k)
 			s.del(k)

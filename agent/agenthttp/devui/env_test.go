@@ -91,6 +91,11 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 	if steered != "" && (last.Role == chat.RoleTool || strings.HasPrefix(last.Text(), "steer: ")) {
 		return chattest.Text("Taking in the steering: " + steered), nil
 	}
+	if strings.HasPrefix(last.Text(), "think") {
+		return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.Reasoning{Provider: "anthropic", Text: "The picture shows a printer.", Signature: "sig-devui"},
+			chat.Text{Text: "It is a printer."}}}}}, nil
+	}
 	if last.Role == chat.RoleTool {
 		var b strings.Builder
 		for _, p := range last.Parts {

@@ -1,6 +1,7 @@
 package devui_test
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -408,4 +409,30 @@ func TestRefusedRun(t *testing.T) {
 	q.waitText(`#banner`, "conversation-busy")
 	e.model.free()
 	p.waitText(`#transcript .item.tool[data-call-id="call-wait"] .result`, "Result")
+}
+
+// A stored conversation with files and reasoning: the transcript shows each file's name, type and size (never
+// its bytes) and the model's reasoning folded, without its signature.
+func TestFilesAndReasoning(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memoryStore())
+	status, _, body := e.call("tenant-a", "POST", "/conversations", `{"text":"think about this","files":[`+
+		`{"media_type":"image/png","data":"iVBORw0KGgoAAAANSUhEUg==","name":"<b>shot</b>.png"},`+
+		`{"media_type":"application/pdf","url":"https://example.com/manual.pdf","name":"manual.pdf"}]}`, nil)
+	is.Equal(status, 201)
+	var res struct {
+		ID string `json:"conversation_id"`
+	}
+	is.NoErr(json.Unmarshal([]byte(body), &res))
+
+	p := newPage(t, "a", nil)
+	p.open(e.ui("tenant-a", res.ID))
+	p.waitText(`#transcript .item.assistant`, "It is a printer.")
+	p.waitText(`#transcript .item.file`, "<b>shot</b>.png (image/png, 16 bytes)")
+	p.waitText(`#transcript .item.file`, "manual.pdf (application/pdf, https://example.com/manual.pdf)")
+	is.Equal(p.count(`#transcript .item.file b`), 0) // a name is text, not markup
+	p.waitText(`#transcript .item.reasoning details`, "The picture shows a printer.")
+	is.True(!eval[bool](p, `document.querySelector('#transcript .item.reasoning details').open`))
+	is.True(!strings.Contains(p.text(`#transcript`), "sig-devui"))
+	is.True(!strings.Contains(p.text(`#transcript`), "iVBORw0KGgo"))
 }

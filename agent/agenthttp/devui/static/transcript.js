@@ -30,6 +30,24 @@ export class Transcript {
     this.item('user', el('span', { class: 'who' }, 'You'), el('p', { class: 'text' }, text));
   }
 
+  // file shows a file the user gave: its name, media type and size, or its URL; never its content.
+  file(p) {
+    this.bubble = null;
+    const b64 = p.bytes || '';
+    const size = Math.floor(b64.length * 3 / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+    const what = p.url ? p.url : `${size} bytes`;
+    this.item('file', el('span', { class: 'who' }, 'File'),
+      el('p', { class: 'text' }, `${p.name || 'unnamed'} (${p.media_type || 'image'}, ${what})`));
+  }
+
+  // reasoning shows the model's reasoning text, folded; its signature is the provider's and is not shown.
+  reasoning(text, author) {
+    if (!text) return;
+    this.bubble = null;
+    this.item('reasoning', el('span', { class: 'who' }, (author || 'Assistant') + ' reasoning'),
+      el('details', {}, el('summary', {}, 'Reasoning'), el('p', { class: 'text' }, text)));
+  }
+
   steering(text) {
     this.bubble = null;
     this.item('steering', el('span', { class: 'who' }, 'Steering'), el('p', { class: 'text' }, text));
@@ -119,6 +137,12 @@ export class Transcript {
           case 'tool_call':
             this.call(p.id, p.name, p.arguments);
             break;
+          case 'reasoning':
+            if (m.role === 'assistant') this.reasoning(p.text, m.author_name);
+            break;
+          case 'file':
+            this.file(p);
+            break;
           case 'tool_result':
             this.result(p.call_id, p.result, p.error);
             break;
@@ -141,6 +165,7 @@ export class Transcript {
           for (const m of e.data || []) {
             for (const p of m.parts || []) {
               if (p.type === 'text') this.user(p.text);
+              if (p.type === 'file') this.file(p);
               if (p.type === 'approval_answer') {
                 const callID = byRequest.get(p.request_id);
                 this.answer(callID, p.approved ? 'approved' + (p.always ? ' always' : '') : 'denied' + (p.reason ? ': ' + p.reason : ''));

@@ -1,0 +1,360 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// A Score is one scorer's judgement of a case's run: a value from 0 to 1 and the reason for it.
+type Score struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Reason string  `json:"reason"`
+}
+
+// The scorers' names. Where an ADK metric measures the same thing its name is used, so results compare.
+const (
+	ScoreTrajectory = "tool_trajectory_avg_score"
+	ScoreNotCalled  = "tools_not_called"
+	ScoreApprovals  = "approvals"
+	ScoreAnswer     = "response_match_score"
+	ScoreRounds     = "rounds"
+	ScoreTokens     = "tokens"
+)
+
+// Run is what a case's run did, as the scorers read it.
+type Run struct {
+	// Calls are the tool calls the model made, in order.
+	Calls []chat.ToolCall
+	// Pending are the calls the first run ended waiting for approval on.
+	Pending []chat.ApprovalRequest
+	// Answer is the final answer's text.
+	Answer string
+	// Rounds counts the model calls; Usage adds up their tokens.
+	Rounds int
+	Usage  chat.Usage
+}
+
+// Score runs every scorer whose expectation the case sets over what the run did.
+func (c *Case) Score(r *Run) []Score {
+	e := c.Expect
+	var out []Score
+	if e.Trajectory != nil {
+		out = append(out, scoreTrajectory(e.Trajectory, r.Calls))
+	}
+	if len(e.NotCalled) > 0 {
+		out = append(out, scoreNotCalled(e.NotCalled, r.Calls))
+	}
+	if e.Approvals != nil {
+		out = append(out, scoreApprovals(*e.Approvals, r.Pending))
+	}
+	if e.Answer != nil {
+		out = append(out, scoreAnswer(e.Answer, r.Answer))
+	}
+	if e.MaxRounds > 0 {
+		out = append(out, scoreLimit(ScoreRounds, "model calls", int64(r.Rounds), int64(e.MaxRounds)))
+	}
+	if e.MaxTokens > 0 {
+		total := r.Usage.TotalTokens
+		if total == 0 {
+			total = r.Usage.InputTokens + r.Usage.OutputTokens
+		}
+		out = append(out, scoreLimit(ScoreTokens, "tokens", total, e.MaxTokens))
+	}
+	return out
+}
+
+// Passed reports whether every score reaches its threshold (1 unless the case sets one), and names the first
+// that does not.
+func (c *Case) Passed(scores []Score) (bool, string) {
+	for _, s := range scores {
+		want := 1.0
+		if v, ok := c.Thresholds[s.Name]; ok {
+			want = v
+		}
+		if s.Value < want {
+			return false, fmt.Sprintf("%s %.2f < %.2f: %s", s.Name, s.Value, want, s.Reason)
+		}
+	}
+	return true, ""
+}
+
+// matches reports whether the model's call is the expected one: same tool, and each listed argument equal.
+func (c Call) matches(got chat.ToolCall) bool {
+	if c.Tool != got.Name {
+		return false
+	}
+	if len(c.Arguments) == 0 {
+		return true
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(got.Arguments, &args) != nil {
+		return false
+	}
+	for k, want := range c.Arguments {
+		v, ok := args[k]
+		if !ok || !sameJSON(want, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x) // maps marshal with sorted keys: equal values give equal bytes
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xa, yb)
+}
+
+func showCall(c chat.ToolCall) string { return c.Name + " " + compact(c.Arguments) }
+
+func showCalls(cs []chat.ToolCall) string {
+	if len(cs) == 0 {
+		return "no calls"
+	}
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = showCall(c)
+	}
+	return strings.Join(s, "; ")
+}
+
+// scoreTrajectory gives the share of the expected calls the model made as the match asks; exact also asks for
+// no other call.
+func scoreTrajectory(t *Trajectory, got []chat.ToolCall) Score {
+	s := Score{Name: ScoreTrajectory}
+	want := t.Calls
+	if len(want) == 0 {
+		if len(got) == 0 || t.Match == MatchInOrder || t.Match == MatchAnyOrder {
+			return Score{Name: ScoreTrajectory, Value: 1, Reason: "no calls expected"}
+		}
+		return Score{Name: ScoreTrajectory, Reason: "expected no tool calls, got " + showCalls(got)}
+	}
+	matched := 0
+	var miss string
+	switch t.Match {
+	case MatchInOrder:
+		j := 0
+		for _, w := range want {
+			for j < len(got) && !w.matches(got[j]) {
+				j++
+			}
+			if j == len(got) {
+				if miss == "" {
+					miss = fmt.Sprintf("expected %s (call %d of %d, in order) but the model did not make it; it called %s", w, matched+1, len(want), showCalls(got))
+				}
+				continue
+			}
+			matched++
+			j++
+		}
+	case MatchAnyOrder:
+		used := make([]bool, len(got))
+		for _, w := range want {
+			found := false
+			for j := range got {
+				if !used[j] && w.matches(got[j]) {
+					used[j], found = true, true
+					break
+				}
+			}
+			if found {
+				matched++
+			} else if miss == "" {
+				miss = fmt.Sprintf("expected %s but the model did not make it; it called %s", w, showCalls(got))
+			}
+		}
+	default:
+		for i, w := range want {
+			switch {
+			case i >= len(got):
+				if miss == "" {
+					miss = fmt.Sprintf("expected call %d to be %s, but the model made only %d calls", i+1, w, len(got))
+				}
+			case w.matches(got[i]):
+				matched++
+			default:
+				if miss == "" {
+					miss = fmt.Sprintf("expected call %d to be %s, got %s", i+1, w, showCall(got[i]))
+				}
+			}
+		}
+		if len(got) > len(want) {
+			if miss == "" {
+				miss = fmt.Sprintf("expected %d calls, got %d; the first extra is %s", len(want), len(got), showCall(got[len(want)]))
+			}
+			// Extra calls count against an exact trajectory as misses.
+			s.Value = float64(matched) / float64(len(got))
+			s.Reason = miss
+			return s
+		}
+	}
+	s.Value = float64(matched) / float64(len(want))
+	s.Reason = miss
+	if s.Reason == "" {
+		s.Reason = fmt.Sprintf("%d of %d expected calls (%s)", matched, len(want), matchName(t.Match))
+	}
+	return s
+}
+
+func matchName(m string) string {
+	if m == "" {
+		return MatchExact
+	}
+	return m
+}
+
+func scoreNotCalled(tools []string, got []chat.ToolCall) Score {
+	var bad []string
+	for _, t := range tools {
+		for _, c := range got {
+			if c.Name == t {
+				bad = append(bad, showCall(c))
+				break
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return Score{Name: ScoreNotCalled, Value: 1, Reason: "none of " + strings.Join(tools, ", ") + " was called"}
+	}
+	return Score{Name: ScoreNotCalled, Value: 1 - float64(len(bad))/float64(len(tools)),
+		Reason: "called what it must not: " + strings.Join(bad, "; ")}
+}
+
+func scoreApprovals(want []string, pending []chat.ApprovalRequest) Score {
+	got := make([]string, len(pending))
+	for i, p := range pending {
+		got[i] = p.Call.Name
+	}
+	if strings.Join(want, ",") == strings.Join(got, ",") {
+		if len(want) == 0 {
+			return Score{Name: ScoreApprovals, Value: 1, Reason: "no call waits for approval"}
+		}
+		return Score{Name: ScoreApprovals, Value: 1, Reason: "waiting for approval: " + strings.Join(got, ", ")}
+	}
+	w, g := "nothing", "nothing"
+	if len(want) > 0 {
+		w = strings.Join(want, ", ")
+	}
+	if len(got) > 0 {
+		g = strings.Join(got, ", ")
+	}
+	return Score{Name: ScoreApprovals, Reason: "expected the run to wait for approval of " + w + ", it waited for " + g}
+}
+
+// scoreAnswer gives the share of the answer's checks that hold.
+func scoreAnswer(a *Answer, text string) Score {
+	checks, passed := 0, 0
+	var fails []string
+	lower := strings.ToLower(text)
+	for _, c := range a.Contains {
+		checks++
+		if strings.Contains(lower, strings.ToLower(c)) {
+			passed++
+		} else {
+			fails = append(fails, fmt.Sprintf("does not contain %q", c))
+		}
+	}
+	for _, c := range a.NotContains {
+		checks++
+		if !strings.Contains(lower, strings.ToLower(c)) {
+			passed++
+		} else {
+			fails = append(fails, fmt.Sprintf("contains %q", c))
+		}
+	}
+	if a.Regex != "" {
+		checks++
+		re, err := compileRegex(a.Regex)
+		switch {
+		case err != nil:
+			fails = append(fails, err.Error())
+		case re.MatchString(text):
+			passed++
+		default:
+			fails = append(fails, fmt.Sprintf("does not match %s", a.Regex))
+		}
+	}
+	if len(a.Schema) > 0 {
+		checks++
+		if err := validate(a.Schema, text); err != nil {
+			fails = append(fails, err.Error())
+		} else {
+			passed++
+		}
+	}
+	if checks == 0 {
+		return Score{Name: ScoreAnswer, Value: 1, Reason: "no checks"}
+	}
+	s := Score{Name: ScoreAnswer, Value: float64(passed) / float64(checks)}
+	if len(fails) == 0 {
+		s.Reason = fmt.Sprintf("%d of %d checks hold", passed, checks)
+	} else {
+		s.Reason = fmt.Sprintf("the answer %s: %q", strings.Join(fails, "; "), clip(text))
+	}
+	return s
+}
+
+func scoreLimit(name, what string, got, limit int64) Score {
+	if got <= limit {
+		return Score{Name: name, Value: 1, Reason: fmt.Sprintf("%d %s, at most %d", got, what, limit)}
+	}
+	return Score{Name: name, Value: float64(limit) / float64(got), Reason: fmt.Sprintf("%d %s, more than %d", got, what, limit)}
+}
+
+func compileRegex(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("answer regex: %w", err)
+	}
+	return re, nil
+}
+
+func compileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("answer schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("answer.json", doc); err != nil {
+		return nil, fmt.Errorf("answer schema: %w", err)
+	}
+	s, err := c.Compile("answer.json")
+	if err != nil {
+		return nil, fmt.Errorf("answer schema: %w", err)
+	}
+	return s, nil
+}
+
+func validate(schema json.RawMessage, text string) error {
+	s, err := compileSchema(schema)
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(strings.TrimSpace(text)))
+	if err != nil {
+		return fmt.Errorf("is not JSON (%v)", err)
+	}
+	if err := s.Validate(v); err != nil {
+		return fmt.Errorf("does not match the schema (%s)", strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
