@@ -79,7 +79,7 @@ func TestCoalescing(t *testing.T) {
 	f.add(say(chat.Reasoning{Provider: "p", Text: "ing", Signature: "sig"}))
 	f.add(say(chat.Text{Text: " friend"}))
 	f.add(chat.Update{Role: chat.RoleAssistant, FinishReason: chat.FinishStop}) // closes the event
-	f.add(say(chat.ToolCall{ID: "c1", Name: "search"}))                     // a part that is not a delta: alone
+	f.add(say(chat.ToolCall{ID: "c1", Name: "search"}))                         // a part that is not a delta: alone
 	f.add(chat.Update{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "c1"}}})
 	f.add(say(chat.Text{Text: strings.Repeat("y", coalesceBytes)})) // full at once
 	f.add(say(chat.Text{Text: "late"}))

@@ -68,7 +68,7 @@ func TestPrune(t *testing.T) {
 
 	time.Sleep(retention + 200*time.Millisecond)
 	publish(a, "a", "c0", 801, 5) // within the retention: kept
-	for range 5 { // the store's own pass, a second after its first write, may have taken some already
+	for range 5 {                 // the store's own pass, a second after its first write, may have taken some already
 		n, err := a.Prune(ctx)
 		is.NoErr(err)
 		if n == 0 {
