@@ -563,3 +563,22 @@ func TestServeHideToolErrors(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(contentText(res.Content), `"number" must be an integer, got string`) // argument errors are always shown
 }
+
+// TestServePanicWithoutLogger shows where a served tool's panic goes when ServeOptions has no Logger: to
+// slog.Default, with its value and stack, as a host's run does; the client still reads only that the tool
+// failed. It changes the process's default logger, so it does not run in parallel.
+func TestServePanicWithoutLogger(t *testing.T) {
+	is := is.New(t)
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	cs := connectServed(t, newServed().src, mcp.Principal{}, nil, nil)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "boom"})
+	is.NoErr(err)
+	is.True(res.IsError)
+	is.Equal(contentText(res.Content), `tool "boom" failed unexpectedly`)
+	is.True(strings.Contains(logs.String(), "MCP server: tool panicked"))
+	is.True(strings.Contains(logs.String(), "secret internal state"))
+	is.True(strings.Contains(logs.String(), "goroutine")) // the stack
+}
