@@ -412,12 +412,49 @@ func toolErrorResult(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 
-// toolResult carries a tool's JSON result: as text always, and as structured content too when it is an object,
-// which is the one shape structured content may take.
+// toolResult carries a tool's result. A [toolset.Content] goes out as its parts, each as the MCP content of its
+// kind. Any other result is JSON data: it goes out as text always, and as structured content too when it is an
+// object, which is the one shape structured content may take.
 func toolResult(res json.RawMessage) *sdk.CallToolResult {
+	if c, ok := toolset.ParseContent(res); ok {
+		return &sdk.CallToolResult{Content: mcpContent(c)}
+	}
 	out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(res)}}}
 	if b := trimLeft(res); len(b) > 0 && b[0] == '{' {
 		out.StructuredContent = res
+	}
+	return out
+}
+
+// mcpContent maps the parts of a Content result to MCP content. A resource goes out embedded, with its text
+// or its bytes; a link without a name is named by its URI, since MCP requires a name. A result without parts is
+// one empty text part, since a client reads the content list and a result must say something.
+func mcpContent(c toolset.Content) []sdk.Content {
+	out := make([]sdk.Content, 0, max(len(c.Parts), 1))
+	for _, p := range c.Parts {
+		switch p.Type {
+		case toolset.ContentText:
+			out = append(out, &sdk.TextContent{Text: p.Text})
+		case toolset.ContentImage:
+			out = append(out, &sdk.ImageContent{MIMEType: p.MediaType, Data: p.Data})
+		case toolset.ContentAudio:
+			out = append(out, &sdk.AudioContent{MIMEType: p.MediaType, Data: p.Data})
+		case toolset.ContentResource:
+			r := &sdk.ResourceContents{URI: p.URI, MIMEType: p.MediaType, Text: p.Text}
+			if len(p.Data) > 0 {
+				r.Blob = p.Data
+			}
+			out = append(out, &sdk.EmbeddedResource{Resource: r})
+		case toolset.ContentResourceLink:
+			name := p.Name
+			if name == "" {
+				name = p.URI
+			}
+			out = append(out, &sdk.ResourceLink{URI: p.URI, Name: name, MIMEType: p.MediaType})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, &sdk.TextContent{})
 	}
 	return out
 }
