@@ -25,7 +25,7 @@ type approvals struct {
 	next    chat.Client
 	ask     *runAsk     // read: the host (rules, the plan tool, the request key), the agent's name
 	session *session    // binds answers against it; records standing approvals, the mode, what is left pending
-	budget  *budget     // read: whether another pass may start
+	rounds  *rounds     // read: whether another pass may start
 	shown   *shownTools // the tools the stage was given, for the tool loop
 	tools   *toolRunner // runs the calls it decides
 
@@ -72,7 +72,7 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		msgs = append(slices.Clip(msgs), res...)
 	}
 
-	for a.budget.left() > 0 {
+	for a.rounds.left() > 0 {
 		resp, err := callNext(ctx, a.next, msgs, modeOptions(a.session.mode(), a.ask.h.exitPlan, opts), emit, false)
 		if len(open) == 0 && len(out.Messages) == 0 && (err != nil || resp == nil || !hasApprovalParts(resp.Messages)) {
 			return resp, err // the common case: nothing to approve, the pass's response is the run's

@@ -275,10 +275,11 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			}
 		}
 		endData := runEndData{savedState: c.saved(), Pending: len(c.st.session.pending)}
-		if u := c.st.meter.total(); u != (chat.Usage{}) {
+		if u := c.st.usage.total(); u != (chat.Usage{}) {
 			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
 		}
+		endData.Cost = c.st.costs.endCost()
 		if runErr != nil {
 			endData.Error = runErr.Error()
 		}

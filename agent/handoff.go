@@ -425,7 +425,7 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 		ctx = c.switchTo(ctx, st)
 		var more *chat.Response
 		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)
-		r.first.meter.add(st.meter.total())
+		r.first.usage.add(st.usage.total())
 		resp = joinResponses(resp, more)
 	}
 	if err == errStopped {

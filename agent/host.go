@@ -72,6 +72,10 @@ type Config struct {
 	// Telemetry, when not nil, traces and measures every run: an invoke_agent span per run, an execute_tool span
 	// per tool call and a chat span (with the token and duration metrics) per model call.
 	Telemetry *telemetry.Instrumentation
+	// Meter, when not nil, prices each model call of a run and may refuse one before it is sent, such as to hold
+	// a tenant to a budget (see package budget and docs/budgets.md). A run's cost is in its [Result] and its end
+	// entry.
+	Meter Meter
 	// Instrument, when not nil, wraps the provider's client innermost (inside Telemetry's), for instrumentation
 	// of one's own.
 	Instrument func(chat.Client) chat.Client
@@ -264,7 +268,7 @@ func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.
 				collect(u, nil)
 			}
 		})
-		usage = p.st.meter.total()
+		usage = p.st.usage.total()
 		if in.into != nil {
 			*in.into = *p.result(in, resp)
 		}
@@ -294,7 +298,8 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 	if p.conv != nil {
 		last = p.conv.st // the run may have been handed off: the last agent's state is the run's
 	}
-	res := &Result{Mode: last.session.mode(), Pending: last.session.pending, Usage: p.st.meter.total(), Agent: last.ask.name}
+	res := &Result{Mode: last.session.mode(), Pending: last.session.pending, Usage: p.st.usage.total(), Agent: last.ask.name}
+	res.Cost, _ = p.st.costs.runCost()
 	res.Messages = in.msgs
 	if resp != nil {
 		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)

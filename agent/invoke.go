@@ -84,7 +84,8 @@ type toolRunner struct {
 	h       *Host
 	run     *toolset.Run // read: the run the tools see
 	session *session     // read: the standing approvals a sub-agent inherits
-	meter   *meter       // a sub-agent's usage is added to it
+	usage   *usageMeter  // a sub-agent's usage is added to it
+	costs   *meterState  // a sub-agent's cost is added to it, under Config.Meter
 }
 
 // invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
@@ -105,14 +106,17 @@ func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.T
 	if err != nil {
 		return storableResult(chat.ToolResult{CallID: call.ID, Error: r.h.errorText(ctx, tool, err)}), err
 	}
+	if c, ok := toolset.ParseContent(res); ok { // images and audio reach the model as a line each, not as base64
+		res = tooljson.AppendString(nil, c.Text())
+	}
 	return storableResult(chat.ToolResult{CallID: call.ID, Result: r.h.capResult(res)}), nil
 }
 
 // inheritance is what a sub-agent's run inherits from this run: a copy of its standing approvals (approvals the
-// delegate's own history adds must not reach the caller's backing array) and its usage meter. The mode and the
-// tenant travel in the call's toolset.Run.
+// delegate's own history adds must not reach the caller's backing array), its usage meter and Config.Meter's part.
+// The mode and the tenant travel in the call's toolset.Run.
 func (r *toolRunner) inheritance() *inherited {
-	return &inherited{standing: slices.Clone(r.session.standing), meter: r.meter}
+	return &inherited{standing: slices.Clone(r.session.standing), usage: r.usage, costs: r.costs}
 }
 
 var emptyObject = json.RawMessage("{}")

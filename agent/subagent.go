@@ -171,10 +171,12 @@ func (e *SubAgentApprovalError) Error() string {
 type callerKey struct{}
 
 // inherited is what a sub-agent's run inherits from the run that called it, and the only part of that run it
-// reaches: the standing approvals (a copy) and the usage meter its usage is added to.
+// reaches: the standing approvals (a copy), the usage meter its usage is added to, and Config.Meter's part of the
+// run, which its cost is added to.
 type inherited struct {
 	standing []standingApproval
-	meter    *meter
+	usage    *usageMeter
+	costs    *meterState // Config.Meter's part of the run, or nil
 }
 
 // depthKey is the context key of the nesting depth of a sub-agent's run: 1 for a delegate of the first run.
@@ -217,7 +219,8 @@ func (s *subAgent) invoke(ctx context.Context, call *toolset.Call) (json.RawMess
 	}
 	res, err := s.host.Run(ctx, opts...)
 	if caller != nil && res != nil && ctx.Err() == nil {
-		caller.meter.add(res.Usage) // not for a call the caller abandoned at its timeout: its run may be over
+		caller.costs.addCost(res.Cost)
+		caller.usage.add(res.Usage) // not for a call the caller abandoned at its timeout: its run may be over
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agent %s failed: %w", s.host.Name(), err)

@@ -19,8 +19,8 @@ import (
 type toolLoop struct {
 	next    chat.Client
 	ask     *runAsk     // read: the host, the tools filters hid
-	budget  *budget     // the run's model calls and retries
-	meter   *meter      // each model call's usage
+	rounds  *rounds     // the run's model calls and retries
+	usage   *usageMeter // each model call's usage
 	session *session    // read: the mode, for the answer to a call of a hidden tool
 	shown   *shownTools // read: the tools the approval stage was given
 	tools   *toolRunner // the tool-invocation chain
@@ -31,25 +31,25 @@ type toolLoop struct {
 	outsBuf [4]outcome
 }
 
-// budget is what is left of a run's model calls, and its count of retries and failing rounds, against its limits.
+// rounds is what is left of a run's model calls, and its count of retries and failing rounds, against its limits.
 // It is the tool loop's; the approval stage reads what is left.
 //
 //typeshift:owned
-type budget struct {
+type rounds struct {
 	limits        limits
 	remaining     int            // model calls left in the run's budget
 	retries       map[string]int // consecutive retry steps by tool ID
 	failingRounds int
 }
 
-// newBudget is a run's budget under its limits.
-func newBudget(l limits) budget { return budget{limits: l, remaining: l.maxIterations} }
+// newRounds is a run's rounds under its limits.
+func newRounds(l limits) rounds { return rounds{limits: l, remaining: l.maxIterations} }
 
 // left is how many model calls the run may still make.
-func (b *budget) left() int { return b.remaining }
+func (b *rounds) left() int { return b.remaining }
 
 // take spends one model call and reports whether it is the last.
-func (b *budget) take() (last bool) {
+func (b *rounds) take() (last bool) {
 	b.remaining--
 	return b.remaining == 0
 }
@@ -72,8 +72,8 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 	req := make([]chat.Message, len(msgs), len(msgs)+4)
 	copy(req, msgs)
 	defer func() { out.Messages = req[len(msgs):len(req):len(req)] }()
-	for l.budget.left() > 0 {
-		last := l.budget.take()
+	for l.rounds.left() > 0 {
+		last := l.rounds.take()
 		o := opts
 		if last && len(opts.Tools) > 0 {
 			// The last model call offers no tools; the caller's options stay as they are.
@@ -82,7 +82,7 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		}
 		resp, err := callNext(ctx, l.next, req, o, emit, true)
 		if resp != nil {
-			l.meter.add(resp.Usage)
+			l.usage.add(resp.Usage)
 			out.Usage = out.Usage.Add(resp.Usage)
 			out.ID, out.Model, out.FinishReason = resp.ID, resp.Model, resp.FinishReason
 		}
@@ -243,7 +243,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 // execute runs the step's calls, in order or concurrently, and returns the results of every answered call: those
 // waiting for approval have none yet.
 func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) ([]chat.Part, error) {
-	if l.budget.limits.concurrentTools && s.toRun > 1 {
+	if l.rounds.limits.concurrentTools && s.toRun > 1 {
 		var wg sync.WaitGroup
 		for i := range s.outs {
 			if s.outs[i].toRun {
@@ -266,7 +266,7 @@ func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) (
 
 	err := ctx.Err()
 	if err == nil {
-		err = l.budget.count(s.outs, s.results)
+		err = l.rounds.count(s.outs, s.results)
 	}
 	if len(s.requests) == 0 {
 		return s.results, err
@@ -296,7 +296,7 @@ func (l *toolLoop) run(ctx context.Context, calls []chat.ToolCall, s step, i int
 
 // count updates the retry counts and the consecutive failing rounds after a step, and ends the run when a limit is
 // passed.
-func (b *budget) count(outs []outcome, results []chat.Part) error {
+func (b *rounds) count(outs []outcome, results []chat.Part) error {
 	failed, lastErr := false, ""
 	for i, o := range outs {
 		if o.failed {
