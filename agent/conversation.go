@@ -287,6 +287,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
 		}
+		endData.Cost = c.st.endCost()
 		if c.routed {
 			endData.Agent = c.st.name // the next run goes to it
 		}

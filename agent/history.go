@@ -29,6 +29,8 @@ type runEndData struct {
 	// Usage is the tokens the run's model calls took, for people and pages reading the conversation: no run
 	// reads it back.
 	Usage *usageData `json:"usage,omitempty"`
+	// Cost is what the run's model calls cost, as Config.Meter priced them; nil without a meter.
+	Cost *costData `json:"cost,omitempty"`
 }
 
 // usageData is a run's usage as stored.

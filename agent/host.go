@@ -72,6 +72,10 @@ type Config struct {
 	// Telemetry, when not nil, traces and measures every run: an invoke_agent span per run, an execute_tool span
 	// per tool call and a chat span (with the token and duration metrics) per model call.
 	Telemetry *telemetry.Instrumentation
+	// Meter, when not nil, prices each model call of a run and may refuse one before it is sent, such as to hold
+	// a tenant to a budget (see package budget and docs/budgets.md). A run's cost is in its [Result] and its end
+	// entry.
+	Meter Meter
 	// Instrument, when not nil, wraps the provider's client innermost (inside Telemetry's), for instrumentation
 	// of one's own.
 	Instrument func(chat.Client) chat.Client
@@ -294,6 +298,7 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 		last = p.st.last // the run was handed off: the last agent's state is the run's
 	}
 	res := &Result{Mode: last.mode, Pending: last.pending, Usage: p.st.totalUsage(), Agent: last.name}
+	res.Cost, _ = p.st.runCost()
 	res.Messages = in.msgs
 	if resp != nil {
 		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)

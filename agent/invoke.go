@@ -94,6 +94,9 @@ func (st *runState) invoke(ctx context.Context, tool *toolset.Tool, call chat.To
 	if err != nil {
 		return storableResult(chat.ToolResult{CallID: call.ID, Error: st.h.errorText(ctx, tool, err)}), err
 	}
+	if c, ok := toolset.ParseContent(res); ok { // images and audio reach the model as a line each, not as base64
+		res = tooljson.AppendString(nil, c.Text())
+	}
 	return storableResult(chat.ToolResult{CallID: call.ID, Result: st.h.capResult(res)}), nil
 }
 

@@ -14,6 +14,7 @@ import "github.com/typeshift-go/typeshift/agent/chat"
 //	unique call ids           repeated call ids made unique, against the run's whole history
 //	Config.Inner              compaction belongs here, below the unique call ids, which must see what it removes
 //	cache hints               the stable prefix marked for prompt caching (cachehints.go)
+//	the meter                 Config.Meter: asked before each model call, told its usage after (budget.go)
 //	retry and fallback        each model tried again as Config.Retry says, then the fallback list's (Host.runClient)
 //	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
 //
@@ -29,7 +30,7 @@ func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRu
 // stages builds the pipeline below the conversation: what an agent a run is handed to runs, under the
 // conversation of the run it continues (see handoff.go).
 func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
-	st.ids = uniqueCallIDs{next: chat.Chain(cacheHints{provider}, h.cfg.Inner...)}
+	st.ids = uniqueCallIDs{next: chat.Chain(cacheHints{h.metered(st, provider, conv)}, h.cfg.Inner...)}
 	var inner chat.Client = &st.ids
 	if conv != nil {
 		inner = &checkpoint{next: inner, conv: conv}
@@ -41,5 +42,5 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 	if len(h.cfg.ContextProviders) > 0 {
 		c = &contextClient{next: c, st: st, providers: h.cfg.ContextProviders}
 	}
-	return runMiddleware(c, h.cfg.Middleware)
+	return st.meterEnd(runMiddleware(c, h.cfg.Middleware))
 }

@@ -14,6 +14,8 @@ type Result struct {
 	New []chat.Message
 	// Usage adds up the tokens of every model call of the run.
 	Usage chat.Usage
+	// Cost is what the run's model calls cost, as [Config.Meter] priced them: zero without a meter.
+	Cost Cost
 	// Pending lists the approval requests the run ended with. Answer them in the next run with [Approve],
 	// [Reject] or [Answer].
 	Pending []chat.ApprovalRequest

@@ -49,6 +49,8 @@ type runState struct {
 	authors   authorNames
 	approvals approvals
 
+	meter *meterState // Config.Meter's part of the run, or nil (budget.go)
+
 	claimed *claimed // the conversation claimed before the run's settings were read (lease.go)
 
 	approvalsOut chat.Response // the approval stage's response, when it has more than one pass's

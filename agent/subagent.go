@@ -210,6 +210,7 @@ func (s *subAgent) invoke(ctx context.Context, call *toolset.Call) (json.RawMess
 	}
 	res, err := s.host.Run(ctx, opts...)
 	if caller != nil && res != nil && ctx.Err() == nil {
+		caller.addCost(res.Cost)
 		caller.addUsage(res.Usage) // not for a call the caller abandoned at its timeout: its run may be over
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"os"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
 // ProviderName is the name the provider reports in errors, reasoning parts and telemetry, and the name
@@ -69,9 +71,22 @@ func Factory(opts ...option.RequestOption) chat.ProviderFactory {
 	return func(model string) (chat.Client, error) { return base.WithModel(model), nil }
 }
 
-// Register adds the anthropic provider to p under [ProviderName].
+// Register adds the anthropic provider to p under [ProviderName], with its schema check: a host built on p
+// refuses a tool whose schema Claude cannot take (see [schemaprofile.Anthropic]).
 func Register(p *chat.Providers, opts ...option.RequestOption) {
 	p.Register(ProviderName, Factory(opts...))
+	p.SetSchemaCheck(ProviderName, checkSchema)
+}
+
+// CheckSchema reports a tool schema Claude cannot take, as a [*schemaprofile.Error] (see [chat.SchemaChecker]):
+// a host built on the client refuses the tool when it is built.
+func (c *Client) CheckSchema(tool string, schema json.RawMessage) error {
+	return checkSchema(tool, schema)
+}
+
+func checkSchema(tool string, schema json.RawMessage) error {
+	_, err := schemaprofile.Anthropic.Adapt(tool, schema)
+	return err
 }
 
 // Available reports whether the environment names an API key, so that a program can fall back to another

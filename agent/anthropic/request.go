@@ -62,6 +62,9 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 	if len(opts.Tools) > 0 {
 		p.Tools = make([]sdk.ToolUnionParam, 0, len(opts.Tools))
 		for _, t := range opts.Tools {
+			if err := checkSchema(t.Name, t.Schema); err != nil {
+				return p, err // a tool made at run time (an MCP server's), which the host could not check when built
+			}
 			schema, err := inputSchema(t.Schema)
 			if err != nil {
 				return p, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)

@@ -12,9 +12,11 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/matryer/is"
 
+	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/anthropic"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/providertest"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -120,3 +122,61 @@ func TestOverloadInStream(t *testing.T) {
 	is.True(errors.As(err, &pe))
 	is.Equal(pe.Message, "Overloaded")
 }
+
+// TestSchemaRefused offers tools whose schemas the Messages API refuses with a 400: a host on the client, or on
+// providers where the provider is registered, refuses them when it is built, naming the tool and the field; a
+// tool made at run time is refused before its request is sent.
+func TestSchemaRefused(t *testing.T) {
+	tests := []struct {
+		name, schema, field, reason string
+	}{
+		{"anyOf at the top", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`, "", "no anyOf at the top"},
+		{"oneOf at the top", `{"oneOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"string"}}}]}`, "", "no oneOf at the top"},
+		{"allOf at the top", `{"type":"object","allOf":[{"properties":{"a":{"type":"string"}}}]}`, "", "no allOf at the top"},
+		{"a string for input", `{"type":"string"}`, "", "as an object, not string"},
+		{"a reference to fetch", `{"type":"object","properties":{"where":{"$ref":"https://example.com/place.json"}}}`, "where", "a reference outside the schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			bad := &toolset.Tool{Name: "odd", Description: "An odd tool.", Schema: json.RawMessage(tt.schema)}
+			check := func(err error) {
+				t.Helper()
+				var pe *schemaprofile.Error
+				is.True(errors.As(err, &pe))
+				is.Equal(pe.Provider, anthropic.ProviderName)
+				is.Equal(pe.Tool, "odd")
+				is.Equal(pe.Field, tt.field)
+				is.True(strings.Contains(pe.Reason, tt.reason))
+			}
+			c, body := capture(t)
+			check(c.CheckSchema("odd", bad.Schema))
+
+			_, err := agent.NewHost(&schemaAgent{}, agent.Config{Client: c, Tools: []toolset.Source{bad}})
+			check(err)
+
+			var p chat.Providers
+			anthropic.Register(&p, option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey))
+			_, err = agent.NewHost(&schemaAgent{}, agent.Config{Providers: &p, Tools: []toolset.Source{bad}})
+			check(err)
+
+			_, err = c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, &chat.Options{Tools: []*toolset.Tool{bad}})
+			check(err)
+			is.Equal(len(*body), 0) // never sent
+		})
+	}
+	t.Run("the suite's tools are taken", func(t *testing.T) {
+		is := is.New(t)
+		c, _ := capture(t)
+		for _, tool := range providertest.Tools() {
+			is.NoErr(c.CheckSchema(tool.Name, tool.Schema))
+		}
+		_, err := agent.NewHost(&schemaAgent{}, agent.Config{Client: c, Tools: []toolset.Source{providertest.Tools()[0]}})
+		is.NoErr(err)
+	})
+}
+
+// schemaAgent is an agent with nothing of its own, offered the tools of its host's configuration.
+type schemaAgent struct{ agent.Agent }
+
+func (a *schemaAgent) Declare() { a.WithInstructions("You test schemas.") }

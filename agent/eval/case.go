@@ -24,6 +24,9 @@ type Case struct {
 	// file parts, in the JSON form of [chat.Message]).
 	Text     string         `json:"text,omitempty"`
 	Messages []chat.Message `json:"messages,omitempty"`
+	// History is the conversation before the input, in the same form: the earlier turns of a case made from a
+	// stored conversation.
+	History []chat.Message `json:"history,omitempty"`
 	// SettingsID is the tenant the run is for; Settings the run's own settings document (the agent's settings
 	// JSON); Mode the mode it starts in ("plan", "auto", ...).
 	SettingsID string          `json:"settings_id,omitempty"`
@@ -38,6 +41,10 @@ type Case struct {
 	// Thresholds are the lowest score each scorer may give for the case to pass, by the scorer's name; a
 	// scorer not listed must give 1.
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`
+	// Repeat runs the case several times (see [Repeat]); nil runs it once.
+	Repeat *Repeat `json:"repeat,omitempty"`
+	// Price is what the model's tokens cost, for Expect.MaxCost; nil takes [Options.Price].
+	Price *Price `json:"price,omitempty"`
 
 	file string
 }
@@ -59,8 +66,56 @@ type Expect struct {
 	// MaxRounds bounds the model calls of the case; MaxTokens the tokens of all of them (input and output).
 	MaxRounds int   `json:"max_rounds,omitempty"`
 	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// MaxCost bounds what the case's tokens cost, in the currency of the price (the case's Price, or
+	// [Options.Price]).
+	MaxCost float64 `json:"max_cost,omitempty"`
+	// Plan is what a case that starts in plan mode must do there.
+	Plan *Plan `json:"plan,omitempty"`
+	// Spans is what the run's OpenTelemetry spans must show (see [Options.Spans]).
+	Spans *Spans `json:"spans,omitempty"`
 	// Rubric is scored by a judge model (see [Options.Judge]).
 	Rubric *Rubric `json:"rubric,omitempty"`
+}
+
+// Repeat runs a case K times, each on the same host, and passes it when enough of the runs pass: at least one
+// (pass@k) unless MinPassRate asks for a share of them. On replay the cassette holds the K runs' exchanges one
+// after the other, as recording them left them.
+type Repeat struct {
+	// K is how many times the case runs, 1 to 100.
+	K int `json:"k"`
+	// MinPassRate is the share of the runs that must pass, from 0 to 1; 0 means one run is enough.
+	MinPassRate float64 `json:"min_pass_rate,omitempty"`
+}
+
+// Price is what a model's tokens cost, per million, in a currency of the user's choice (the same for every
+// price and limit of a suite).
+type Price struct {
+	InputPerMillion  float64 `json:"input_per_million"`
+	OutputPerMillion float64 `json:"output_per_million"`
+}
+
+// Cost returns what u costs at p.
+func (p Price) Cost(u chat.Usage) float64 {
+	return (float64(u.InputTokens)*p.InputPerMillion + float64(u.OutputTokens)*p.OutputPerMillion) / 1e6
+}
+
+// Plan is what a case in plan mode must do: call no tool that changes anything (only the tools the host offers
+// as read-only, and exit_plan_mode), and propose a plan (call exit_plan_mode, with a plan) when Proposed is
+// true, or not when it is false.
+type Plan struct {
+	Proposed bool `json:"proposed"`
+	// Contains lists texts the proposed plan must contain (case ignored).
+	Contains []string `json:"contains,omitempty"`
+}
+
+// Spans is what the run's spans must show: the tools that ran (an "execute_tool" span each), and how many of
+// them may fail.
+type Spans struct {
+	// Executed names the tools that ran, in order, and no other; a call rejected or left waiting for approval
+	// does not run. Nil checks nothing.
+	Executed []string `json:"executed,omitempty"`
+	// MaxToolErrors, when set, bounds the tool spans that ended with an error.
+	MaxToolErrors *int `json:"max_tool_errors,omitempty"`
 }
 
 // Trajectory is an expected sequence of tool calls.
@@ -114,6 +169,9 @@ type Answer struct {
 	Regex string `json:"regex,omitempty"`
 	// Schema is a JSON Schema the answer, read as JSON, must match.
 	Schema json.RawMessage `json:"schema,omitempty"`
+	// Reference is an answer to compare with, as ADK's response_match_score does: the check's value is the
+	// ROUGE-1 F-measure of the two texts' words (1 for the same words, 0 for none in common), not 0 or 1.
+	Reference string `json:"reference,omitempty"`
 }
 
 // Load reads every *.json file of dir in fsys as a [Case], in the order of their names. It fails on the first
@@ -146,6 +204,9 @@ func Load(fsys fs.FS, dir string) ([]*Case, error) {
 	}
 	return cases, nil
 }
+
+// maxRepeat bounds Repeat.K: a case run more often is a benchmark, not an eval.
+const maxRepeat = 100
 
 // ErrCase is wrapped by the errors of a case file that is not valid.
 var ErrCase = errors.New("invalid case")
@@ -203,8 +264,20 @@ func (c *Case) check() error {
 	if r := c.Expect.Rubric; r != nil && strings.TrimSpace(r.Criteria) == "" {
 		return errors.New("a rubric needs its criteria")
 	}
-	if c.Expect.MaxRounds < 0 || c.Expect.MaxTokens < 0 {
-		return errors.New("max_rounds and max_tokens cannot be negative")
+	if c.Expect.MaxRounds < 0 || c.Expect.MaxTokens < 0 || c.Expect.MaxCost < 0 {
+		return errors.New("max_rounds, max_tokens and max_cost cannot be negative")
+	}
+	if r := c.Repeat; r != nil && (r.K < 1 || r.K > maxRepeat || r.MinPassRate < 0 || r.MinPassRate > 1) {
+		return fmt.Errorf("repeat k %d, min_pass_rate %v; want k from 1 to %d and a rate from 0 to 1", r.K, r.MinPassRate, maxRepeat)
+	}
+	if p := c.Price; p != nil && (p.InputPerMillion < 0 || p.OutputPerMillion < 0) {
+		return errors.New("a price cannot be negative")
+	}
+	if c.Expect.Plan != nil && c.Mode != "plan" {
+		return errors.New(`a plan expectation needs "mode": "plan"`)
+	}
+	if s := c.Expect.Spans; s != nil && s.MaxToolErrors != nil && *s.MaxToolErrors < 0 {
+		return errors.New("spans max_tool_errors cannot be negative")
 	}
 	for name, v := range c.Thresholds {
 		if v < 0 || v > 1 {

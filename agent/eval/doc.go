@@ -43,6 +43,18 @@
 // its threshold: 1, unless Case.Thresholds lowers it. The names of ADK's metrics are used where they measure
 // the same thing.
 //
+// Further scorers: cost (the tokens at a [Price], within max_cost), plan_mode (in plan mode, only read-only
+// tools called, and a plan proposed or not, as [Plan] asks), and, from the run's OpenTelemetry spans
+// ([Options.Spans]), tools_executed (the tools that actually ran) and tool_errors.
+//
 // With "approve": true (or false), a run that ends waiting for approvals is answered and run again once; the
 // trajectory, the answer and the limits then hold for both runs.
+//
+// # Repeated runs, comparisons, cases from conversations
+//
+// A case with "repeat": {"k": 5} runs five times and passes when one run passes (pass@k), or when the share
+// "min_pass_rate" of them does; [Options.Repeat] (or TYPESHIFT_EVAL_K in a live run, see [Live]) repeats every
+// case. [Compare] matches two result files case by case and names what regressed and by how much; the typeshift
+// eval command runs the suites and compares. [FromMessages] and [FromConversation] make a case of a stored
+// conversation's last turn, to edit and keep.
 package eval

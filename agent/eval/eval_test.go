@@ -14,11 +14,14 @@ import (
 
 	"github.com/matryer/is"
 	"github.com/openai/openai-go/v3/option"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/cassette"
 	"github.com/typeshift-go/typeshift/agent/eval"
 	"github.com/typeshift-go/typeshift/agent/openai"
+	"github.com/typeshift-go/typeshift/agent/telemetry"
 	ticketsx "github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -44,9 +47,12 @@ type scriptedModel struct {
 	// byDescription picks, for a question naming a ticket, the first offered tool whose description says it
 	// finds "one ticket", as a model reads descriptions to choose.
 	byDescription bool
+	// ignorePlan asks for close_ticket in plan mode too, where the host does not offer it.
+	ignorePlan bool
 
-	mu    sync.Mutex
-	calls int
+	mu     sync.Mutex
+	calls  int
+	flakes int // questions marked "(flaky)" asked so far
 }
 
 var number = regexp.MustCompile(`\b\d{3,}\b`)
@@ -90,7 +96,27 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	finish := "stop"
 	lower := strings.ToLower(user)
 	n := number.FindString(user)
+	planning := false
+	for _, tool := range req.Tools {
+		planning = planning || tool.Function.Name == "exit_plan_mode"
+	}
+	flake := 0
+	if strings.Contains(lower, "(flaky)") && last.Role == "user" {
+		m.mu.Lock()
+		m.flakes++
+		flake = m.flakes
+		m.mu.Unlock()
+	}
 	switch {
+	case flake%2 == 0 && flake > 0: // every second time, the flaky model searches where it should read
+		message["tool_calls"] = []any{toolCall("call_search", "search_tickets", `{"query":"`+n+`"}`)}
+		finish = "tool_calls"
+	case planning && !m.ignorePlan && last.Role == "tool" && strings.Contains(lower, "close"):
+		message["tool_calls"] = []any{toolCall("call_plan", "exit_plan_mode", `{"plan":"1. Close ticket `+n+`, giving the customer's reason.\n2. Tell the customer."}`)}
+		finish = "tool_calls"
+	case planning && !m.ignorePlan && strings.Contains(lower, "close") && n != "":
+		message["tool_calls"] = []any{toolCall("call_read", "get_ticket", `{"number":`+n+`}`)}
+		finish = "tool_calls"
 	case last.Role == "tool" && strings.Contains(lower, "json"):
 		message["content"] = `{"number":` + n + `,"open":` + fmt.Sprint(strings.Contains(text, `"open"`)) + `}`
 	case last.Role == "tool" && strings.Contains(lower, "close") && (text == "null" || text == ""):
@@ -145,6 +171,12 @@ func toolCall(id, name, args string) map[string]any {
 // recorded from the scripted model with TYPESHIFT_RECORD=1.
 func newHost(t *testing.T, c *eval.Case) *agent.Host {
 	t.Helper()
+	return tracedHost(t, c, nil)
+}
+
+// tracedHost is newHost with the host's telemetry.
+func tracedHost(t *testing.T, c *eval.Case, ins *telemetry.Instrumentation) *agent.Host {
+	t.Helper()
 	rec := cassette.New(t, filepath.Join("testdata", "cassettes", c.Name+".txt"), nil)
 	baseURL := "http://127.0.0.1:1" // never dialled on replay
 	if rec.Mode() == cassette.Record {
@@ -155,8 +187,9 @@ func newHost(t *testing.T, c *eval.Case) *agent.Host {
 	client := openai.New(option.WithBaseURL(baseURL), option.WithAPIKey("sk-test"), option.WithHTTPClient(rec.Client()),
 		option.WithMaxRetries(0)).WithModel("gpt-4.1-mini")
 	host, err := agent.NewHost(&Support{}, agent.Config{
-		Toolsets: []toolset.Source{&ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}},
-		Client:   client,
+		Toolsets:  []toolset.Source{&ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}},
+		Client:    client,
+		Telemetry: ins,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -164,13 +197,25 @@ func newHost(t *testing.T, c *eval.Case) *agent.Host {
 	return host
 }
 
+// spanRecorder returns an instrumentation whose spans a recorder keeps, with the recorder.
+func spanRecorder() (*telemetry.Instrumentation, *tracetest.SpanRecorder) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	return telemetry.New(&telemetry.Options{TracerProvider: tp}), rec
+}
+
+// price is the price the cases' max_cost is checked against, where a case gives none.
+var price = &eval.Price{InputPerMillion: 0.4, OutputPerMillion: 1.6}
+
 // Every case of testdata/cases passes on a real Host, replayed from its cassette through the OpenAI SDK.
 func TestCases(t *testing.T) {
 	is := is.New(t)
 	cases, err := eval.Load(os.DirFS("testdata"), "cases")
 	is.NoErr(err)
 	is.True(len(cases) >= 6)
-	results := eval.RunCases(t, cases, newHost, nil)
+	ins, spans := spanRecorder()
+	results := eval.RunCases(t, cases, func(t *testing.T, c *eval.Case) *agent.Host { return tracedHost(t, c, ins) },
+		&eval.Options{Spans: spans.Ended, Price: price})
 	is.Equal(len(results), len(cases))
 	for _, r := range results {
 		is.True(len(r.Scores) > 0) // every case scores something

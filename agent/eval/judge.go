@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/typeshift-go/typeshift/agent/chat"
 )
 
@@ -22,6 +24,16 @@ const ScoreRubric = "rubric"
 type Options struct {
 	// Judge scores the cases that set a rubric; a case with a rubric and no judge is an error.
 	Judge chat.Client
+	// Price is the price of the cases that set Expect.MaxCost and no price of their own.
+	Price *Price
+	// Spans returns the spans ended so far by the tracer provider the host's telemetry uses, for the cases
+	// that set Expect.Spans: the Ended method of a go.opentelemetry.io/otel/sdk/trace/tracetest SpanRecorder,
+	// or the snapshots of an InMemoryExporter's spans. A case with a span expectation and no Spans is an error.
+	Spans func() []sdktrace.ReadOnlySpan
+	// Repeat, when above 0, runs every case that many times, in place of the case's own Repeat.K (its
+	// MinPassRate still holds): for live runs, where each run asks the model anew. A replayed case must run as
+	// often as it was recorded.
+	Repeat int
 }
 
 const judgeInstructions = `You grade an assistant's final answer against criteria. Read the user's question, the answer and the ` +

@@ -5,11 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/telemetry"
 )
 
 // A Score is one scorer's judgement of a case's run: a value from 0 to 1 and the reason for it.
@@ -27,6 +35,10 @@ const (
 	ScoreAnswer     = "response_match_score"
 	ScoreRounds     = "rounds"
 	ScoreTokens     = "tokens"
+	ScoreCost       = "cost"
+	ScorePlan       = "plan_mode"
+	ScoreExecuted   = "tools_executed"
+	ScoreToolErrors = "tool_errors"
 )
 
 // Run is what a case's run did, as the scorers read it.
@@ -40,6 +52,13 @@ type Run struct {
 	// Rounds counts the model calls; Usage adds up their tokens.
 	Rounds int
 	Usage  chat.Usage
+	// PlanCalls are the calls the model made in plan mode, ReadOnly the tools the host offers as read-only,
+	// and Plan the plan the model proposed (exit_plan_mode's "plan" argument), when it did.
+	PlanCalls []chat.ToolCall
+	ReadOnly  map[string]bool
+	Plan      *string
+	// Spans are the OpenTelemetry spans of the case's runs (see [Options.Spans]), in the order they ended.
+	Spans []sdktrace.ReadOnlySpan
 }
 
 // Score runs every scorer whose expectation the case sets over what the run did.
@@ -67,6 +86,15 @@ func (c *Case) Score(r *Run) []Score {
 			total = r.Usage.InputTokens + r.Usage.OutputTokens
 		}
 		out = append(out, scoreLimit(ScoreTokens, "tokens", total, e.MaxTokens))
+	}
+	if e.MaxCost > 0 {
+		out = append(out, scoreCost(c.Price, r.Usage, e.MaxCost))
+	}
+	if e.Plan != nil {
+		out = append(out, scorePlan(e.Plan, r))
+	}
+	if e.Spans != nil {
+		out = append(out, scoreSpans(e.Spans, r.Spans)...)
 	}
 	return out
 }
@@ -286,6 +314,15 @@ func scoreAnswer(a *Answer, text string) Score {
 			fails = append(fails, fmt.Sprintf("does not match %s", a.Regex))
 		}
 	}
+	var part float64 // the reference's share, which need not be whole
+	if a.Reference != "" {
+		checks++
+		f := rouge1(a.Reference, text)
+		part = f
+		if f < 1 {
+			fails = append(fails, fmt.Sprintf("shares %.2f of its words with the reference (ROUGE-1 F) %q", f, clip(a.Reference)))
+		}
+	}
 	if len(a.Schema) > 0 {
 		checks++
 		if err := validate(a.Schema, text); err != nil {
@@ -297,9 +334,9 @@ func scoreAnswer(a *Answer, text string) Score {
 	if checks == 0 {
 		return Score{Name: ScoreAnswer, Value: 1, Reason: "no checks"}
 	}
-	s := Score{Name: ScoreAnswer, Value: float64(passed) / float64(checks)}
+	s := Score{Name: ScoreAnswer, Value: (float64(passed) + part) / float64(checks)}
 	if len(fails) == 0 {
-		s.Reason = fmt.Sprintf("%d of %d checks hold", passed, checks)
+		s.Reason = fmt.Sprintf("%d of %d checks hold", checks, checks)
 	} else {
 		s.Reason = fmt.Sprintf("the answer %s: %q", strings.Join(fails, "; "), clip(text))
 	}
@@ -311,6 +348,124 @@ func scoreLimit(name, what string, got, limit int64) Score {
 		return Score{Name: name, Value: 1, Reason: fmt.Sprintf("%d %s, at most %d", got, what, limit)}
 	}
 	return Score{Name: name, Value: float64(limit) / float64(got), Reason: fmt.Sprintf("%d %s, more than %d", got, what, limit)}
+}
+
+func scoreCost(p *Price, u chat.Usage, limit float64) Score {
+	if p == nil {
+		return Score{Name: ScoreCost, Reason: "max_cost is set but no price is given (the case's price, or Options.Price)"}
+	}
+	cost := p.Cost(u)
+	what := fmt.Sprintf("%d input and %d output tokens cost %.6g", u.InputTokens, u.OutputTokens, cost)
+	if cost <= limit {
+		return Score{Name: ScoreCost, Value: 1, Reason: fmt.Sprintf("%s, at most %.6g", what, limit)}
+	}
+	return Score{Name: ScoreCost, Value: limit / cost, Reason: fmt.Sprintf("%s, more than %.6g", what, limit)}
+}
+
+// scorePlan gives the share of plan mode's checks that hold: no call of a tool that is not read-only, a plan
+// proposed or not as asked, and the plan's texts.
+func scorePlan(p *Plan, r *Run) Score {
+	checks, passed := 2, 0
+	var fails []string
+	var bad []string
+	for _, c := range r.PlanCalls {
+		if c.Name != agent.ExitPlanModeTool && !r.ReadOnly[c.Name] {
+			bad = append(bad, showCall(c))
+		}
+	}
+	if len(bad) == 0 {
+		passed++
+	} else {
+		fails = append(fails, "called tools that are not read-only in plan mode: "+strings.Join(bad, "; "))
+	}
+	switch {
+	case p.Proposed == (r.Plan != nil):
+		passed++
+	case p.Proposed:
+		fails = append(fails, "proposed no plan (no "+agent.ExitPlanModeTool+" call)")
+	default:
+		fails = append(fails, fmt.Sprintf("proposed a plan it should not have: %q", clip(*r.Plan)))
+	}
+	if len(p.Contains) > 0 && r.Plan != nil {
+		lower := strings.ToLower(*r.Plan)
+		for _, want := range p.Contains {
+			checks++
+			if strings.Contains(lower, strings.ToLower(want)) {
+				passed++
+			} else {
+				fails = append(fails, fmt.Sprintf("the plan does not contain %q", want))
+			}
+		}
+	}
+	s := Score{Name: ScorePlan, Value: float64(passed) / float64(checks)}
+	if len(fails) == 0 {
+		s.Reason = fmt.Sprintf("%d calls in plan mode, all read-only", len(r.PlanCalls))
+		if r.Plan != nil {
+			s.Reason += "; a plan was proposed"
+		}
+		return s
+	}
+	s.Reason = strings.Join(fails, "; ")
+	return s
+}
+
+// scoreSpans reads the execute_tool spans: the tools that ran, in the order they started, and those that failed.
+func scoreSpans(want *Spans, spans []sdktrace.ReadOnlySpan) []Score {
+	var tools []sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if spanAttr(s, telemetry.OperationName) == "execute_tool" {
+			tools = append(tools, s)
+		}
+	}
+	sort.SliceStable(tools, func(i, j int) bool { return tools[i].StartTime().Before(tools[j].StartTime()) })
+	ran := make([]string, len(tools))
+	var failed []string
+	for i, s := range tools {
+		ran[i] = spanAttr(s, telemetry.ToolName)
+		if s.Status().Code == codes.Error {
+			failed = append(failed, ran[i]+" ("+s.Status().Description+")")
+		}
+	}
+	var out []Score
+	if want.Executed != nil {
+		s := Score{Name: ScoreExecuted}
+		g, w := strings.Join(ran, ", "), strings.Join(want.Executed, ", ")
+		if g == "" {
+			g = "nothing"
+		}
+		if w == "" {
+			w = "nothing"
+		}
+		if slices.Equal(ran, want.Executed) {
+			s.Value, s.Reason = 1, "ran "+g
+		} else {
+			matched := 0
+			for i := range min(len(ran), len(want.Executed)) {
+				if ran[i] == want.Executed[i] {
+					matched++
+				}
+			}
+			s.Value = float64(matched) / float64(max(len(ran), len(want.Executed)))
+			s.Reason = "expected the tools " + w + " to run, the spans show " + g
+		}
+		out = append(out, s)
+	}
+	if want.MaxToolErrors != nil {
+		out = append(out, scoreLimit(ScoreToolErrors, "tool spans ended in an error", int64(len(failed)), int64(*want.MaxToolErrors)))
+		if len(failed) > *want.MaxToolErrors {
+			out[len(out)-1].Reason += ": " + strings.Join(failed, "; ")
+		}
+	}
+	return out
+}
+
+func spanAttr(s sdktrace.ReadOnlySpan, key attribute.Key) string {
+	for _, kv := range s.Attributes() {
+		if kv.Key == key {
+			return kv.Value.Emit()
+		}
+	}
+	return ""
 }
 
 func compileRegex(expr string) (*regexp.Regexp, error) {
@@ -350,6 +505,39 @@ func validate(schema json.RawMessage, text string) error {
 		return fmt.Errorf("does not match the schema (%s)", strings.ReplaceAll(err.Error(), "\n", " "))
 	}
 	return nil
+}
+
+// rouge1 returns the ROUGE-1 F-measure of a candidate against a reference: the words they share (each counted
+// as often as both hold it), over the words of each, combined as a harmonic mean. Words are lower-cased runs of
+// letters and digits.
+func rouge1(reference, candidate string) float64 {
+	ref, cand := words(reference), words(candidate)
+	if len(ref) == 0 || len(cand) == 0 {
+		if len(ref) == len(cand) {
+			return 1
+		}
+		return 0
+	}
+	counts := map[string]int{}
+	for _, w := range ref {
+		counts[w]++
+	}
+	overlap := 0
+	for _, w := range cand {
+		if counts[w] > 0 {
+			counts[w]--
+			overlap++
+		}
+	}
+	if overlap == 0 {
+		return 0
+	}
+	p, r := float64(overlap)/float64(len(cand)), float64(overlap)/float64(len(ref))
+	return 2 * p * r / (p + r)
+}
+
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 func clip(s string) string {

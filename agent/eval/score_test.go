@@ -26,6 +26,8 @@ func TestWrongTrajectoryFailsWithReason(t *testing.T) {
 	is.Equal(res.Reason, `tool_trajectory_avg_score 0.00 < 1.00: expected call 1 to be search_tickets(query="4711"), got get_ticket {"number":4711}`)
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func call(name, args string) chat.ToolCall {
 	return chat.ToolCall{ID: name + args, Name: name, Arguments: json.RawMessage(args)}
 }
@@ -57,10 +59,23 @@ func TestScorers(t *testing.T) {
 		{"schema not JSON", `{"answer":{"schema":{"type":"object"}}}`, eval.Run{Answer: `It is open.`}, 0, "is not JSON"},
 		{"rounds", `{"max_rounds":2}`, eval.Run{Rounds: 4}, 0.5, "4 model calls, more than 2"},
 		{"tokens", `{"max_tokens":100}`, eval.Run{Usage: chat.Usage{InputTokens: 80, OutputTokens: 20}}, 1, "100 tokens, at most 100"},
+		{"reference, same words", `{"answer":{"reference":"Ticket 4711 is open."}}`, eval.Run{Answer: "ticket 4711 is OPEN"}, 1, "1 of 1"},
+		{"reference, half the words", `{"answer":{"reference":"ticket 4711 is open"}}`, eval.Run{Answer: "ticket 4711 was closed"}, 0.5, "shares 0.50 of its words"},
+		{"reference and contains", `{"answer":{"reference":"a b c d","contains":["x"]}}`, eval.Run{Answer: "x"}, 0.5, "shares 0.00"},
+		{"cost within", `{"max_cost":0.001}`, eval.Run{Usage: chat.Usage{InputTokens: 1000, OutputTokens: 100}}, 1, "cost 0.00056, at most 0.001"},
+		{"cost past", `{"max_cost":0.00028}`, eval.Run{Usage: chat.Usage{InputTokens: 1000, OutputTokens: 100}}, 0.5, "cost 0.00056, more than 0.00028"},
+		{"spans: what ran", `{"spans":{"executed":["close_ticket"]}}`, eval.Run{}, 0, "expected the tools close_ticket to run, the spans show nothing"},
+		{"plan: a change in plan mode", `{"plan":{"proposed":false}}`, eval.Run{PlanCalls: []chat.ToolCall{a1, call("close_ticket", `{"number":4711}`)}, ReadOnly: map[string]bool{"get_ticket": true}}, 0.5, `not read-only in plan mode: close_ticket {"number":4711}`},
+		{"plan: none proposed", `{"plan":{"proposed":true,"contains":["close"]}}`, eval.Run{PlanCalls: []chat.ToolCall{a1}, ReadOnly: map[string]bool{"get_ticket": true}}, 0.5, "proposed no plan"},
+		{"plan: proposed", `{"plan":{"proposed":true,"contains":["Close"]}}`, eval.Run{PlanCalls: []chat.ToolCall{a1, call("exit_plan_mode", `{}`)}, ReadOnly: map[string]bool{"get_ticket": true}, Plan: ptr("1. close ticket 4711")}, 1, "all read-only; a plan was proposed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			c, err := eval.ParseCase([]byte(`{"text":"q","expect":` + tc.expect + `}`))
+			mode := ""
+			if strings.Contains(tc.expect, `"plan"`) {
+				mode = `"mode":"plan",`
+			}
+			c, err := eval.ParseCase([]byte(`{"text":"q",` + mode + `"price":{"input_per_million":0.4,"output_per_million":1.6},"expect":` + tc.expect + `}`))
 			is.NoErr(err)
 			scores := c.Score(&tc.run)
 			is.Equal(len(scores), 1)
@@ -96,6 +111,12 @@ func TestParseCaseRefuses(t *testing.T) {
 		{"bad schema", `{"text":"a","expect":{"answer":{"schema":{"type":12}}}}`, `answer schema`},
 		{"bad threshold", `{"text":"a","expect":{},"thresholds":{"rounds":2}}`, `want 0 to 1`},
 		{"negative limit", `{"text":"a","expect":{"max_rounds":-1}}`, `cannot be negative`},
+		{"repeat zero times", `{"text":"a","repeat":{"k":0},"expect":{}}`, `want k from 1 to 100`},
+		{"repeat rate past 1", `{"text":"a","repeat":{"k":3,"min_pass_rate":1.5},"expect":{}}`, `a rate from 0 to 1`},
+		{"plan outside plan mode", `{"text":"a","expect":{"plan":{"proposed":true}}}`, `"mode": "plan"`},
+		{"negative price", `{"text":"a","price":{"input_per_million":-1},"expect":{}}`, `price cannot be negative`},
+		{"negative cost", `{"text":"a","expect":{"max_cost":-1}}`, `cannot be negative`},
+		{"negative tool errors", `{"text":"a","expect":{"spans":{"max_tool_errors":-1}}}`, `cannot be negative`},
 		{"trailing value", `{"text":"a","expect":{}} {}`, `more than one`},
 		{"not JSON", `text: a`, `invalid case`},
 	} {

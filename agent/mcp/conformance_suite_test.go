@@ -15,6 +15,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/mcp"
+	"github.com/typeshift-go/typeshift/agent/mcp/internal/conformance"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -70,7 +71,8 @@ func TestConformanceSuite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(bin, "conformance")); err != nil {
 		missing(t, "the conformance suite is not installed: "+how)
 	}
-	h := mcp.Handler(conformanceTools(), func(*http.Request) (mcp.Principal, error) {
+	// The tools whose results are images, audio and resources are a generated toolset, returning toolset.Content.
+	h := mcp.Handler(toolset.Combine(conformanceTools(), &conformance.Media{}), func(*http.Request) (mcp.Principal, error) {
 		return mcp.Principal{SettingsID: "conformance"}, nil
 	}, nil)
 	srv := httptest.NewServer(h)

@@ -63,7 +63,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := h.auth(r)
 	if err != nil {
-		h.ts.log.InfoContext(r.Context(), "MCP server: request not authenticated", "error", err)
+		h.ts.logger().InfoContext(r.Context(), "MCP server: request not authenticated", "error", err)
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}

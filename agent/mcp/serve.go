@@ -75,8 +75,8 @@ type ServeOptions struct {
 	// HideToolErrors answers a failing tool with `tool "x" failed` instead of its error's message, as
 	// [agent.Config.HideToolErrors] does in a run. Argument errors and retry requests are always shown.
 	HideToolErrors bool
-	// Logger receives what clients must not read: a panicking tool's stack, hidden errors, failed settings.
-	// Nil discards it.
+	// Logger receives what clients must not read: a panicking tool's value and stack, hidden errors, failed
+	// settings. Nil means [slog.Default] at the time of the log; slog.New(slog.DiscardHandler) discards it.
 	Logger *slog.Logger
 	// Server configures the SDK server; it is copied. Its GetSessionID is replaced by [Handler], which binds
 	// each session to its principal.
@@ -104,7 +104,6 @@ type toolServer struct {
 	opts ServeOptions
 	impl *sdk.Implementation
 	kind string
-	log  *slog.Logger
 	// pending holds the approval requests sent inside results, until they are answered or expire.
 	pending approvals
 }
@@ -121,10 +120,6 @@ func newToolServer(src toolset.Source, opts *ServeOptions) *toolServer {
 	ts.kind = ts.opts.SettingsKind
 	if ts.kind == "" {
 		ts.kind = ts.impl.Name
-	}
-	ts.log = ts.opts.Logger
-	if ts.log == nil {
-		ts.log = slog.New(slog.DiscardHandler)
 	}
 	return ts
 }
@@ -164,6 +159,15 @@ func (ts *toolServer) server(p Principal, setup ...func(*sdk.ServerOptions)) *sd
 	return s
 }
 
+// logger is ServeOptions.Logger, or slog.Default when it is nil: a panic's value and stack must reach the
+// developer even when the server was built without a logger, as in a host's run.
+func (ts *toolServer) logger() *slog.Logger {
+	if ts.opts.Logger != nil {
+		return ts.opts.Logger
+	}
+	return slog.Default()
+}
+
 // errSource is returned to the client when the source or the settings fail: what failed stays in the log.
 var errSource = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server's tools cannot be listed now"}
 
@@ -173,12 +177,12 @@ func (ts *toolServer) tools(ctx context.Context, p Principal) ([]*toolset.Tool, 
 	run := &toolset.Run{SettingsID: p.SettingsID, Agent: ts.impl.Name, Mode: ts.opts.Mode}
 	tools, err := ts.sourceTools(ctx, run)
 	if err != nil {
-		ts.log.ErrorContext(ctx, "MCP server: listing tools failed", "settings_id", p.SettingsID, "error", err)
+		ts.logger().ErrorContext(ctx, "MCP server: listing tools failed", "settings_id", p.SettingsID, "error", err)
 		return nil, errSource
 	}
 	overrides, err := ts.overrides(ctx, p)
 	if err != nil {
-		ts.log.ErrorContext(ctx, "MCP server: stored settings cannot be read", "settings_id", p.SettingsID, "error", err)
+		ts.logger().ErrorContext(ctx, "MCP server: stored settings cannot be read", "settings_id", p.SettingsID, "error", err)
 		return nil, errSource
 	}
 	out := tools[:0]
@@ -193,7 +197,7 @@ func (ts *toolServer) tools(ctx context.Context, p Principal) ([]*toolset.Tool, 
 		if ok {
 			c, err := t.WithOverrides(layer)
 			if err != nil {
-				ts.log.ErrorContext(ctx, "MCP server: stored settings do not apply", "settings_id", p.SettingsID,
+				ts.logger().ErrorContext(ctx, "MCP server: stored settings do not apply", "settings_id", p.SettingsID,
 					"tool", t.Name, "error", err)
 				return nil, errSource
 			}
@@ -210,7 +214,7 @@ func (ts *toolServer) sourceTools(ctx context.Context, run *toolset.Run) (tools 
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("the source panicked: %v", v)
-			ts.log.ErrorContext(ctx, "MCP server: the source panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			ts.logger().ErrorContext(ctx, "MCP server: the source panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
 	return ts.src.Tools(ctx, run)
@@ -349,7 +353,7 @@ func (ts *toolServer) approve(ctx context.Context, p Principal, req *sdk.CallToo
 	}
 	res, err := ss.Elicit(ctx, ask)
 	if err != nil {
-		ts.log.InfoContext(ctx, "MCP server: approval could not be asked", "tool", tool.Name, "error", err)
+		ts.logger().InfoContext(ctx, "MCP server: approval could not be asked", "tool", tool.Name, "error", err)
 		return toolErrorResult(cannotAsk(tool)), false
 	}
 	return ts.decided(tool, res.Action)
@@ -394,11 +398,11 @@ func (ts *toolServer) errorText(ctx context.Context, tool *toolset.Tool, err err
 	case errors.As(err, &retry), errors.As(err, &arg):
 		return err.Error()
 	case errors.As(err, &pe):
-		ts.log.ErrorContext(ctx, "MCP server: tool panicked", "tool", tool.Name, "panic", fmt.Sprint(pe.Value),
+		ts.logger().ErrorContext(ctx, "MCP server: tool panicked", "tool", tool.Name, "panic", fmt.Sprint(pe.Value),
 			"stack", string(pe.Stack))
 		return pe.Error()
 	case ts.opts.HideToolErrors:
-		ts.log.WarnContext(ctx, "MCP server: tool failed", "tool", tool.Name, "error", err)
+		ts.logger().WarnContext(ctx, "MCP server: tool failed", "tool", tool.Name, "error", err)
 		return fmt.Sprintf("tool %q failed", tool.Name)
 	}
 	return err.Error()
@@ -408,12 +412,49 @@ func toolErrorResult(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 
-// toolResult carries a tool's JSON result: as text always, and as structured content too when it is an object,
-// which is the one shape structured content may take.
+// toolResult carries a tool's result. A [toolset.Content] goes out as its parts, each as the MCP content of its
+// kind. Any other result is JSON data: it goes out as text always, and as structured content too when it is an
+// object, which is the one shape structured content may take.
 func toolResult(res json.RawMessage) *sdk.CallToolResult {
+	if c, ok := toolset.ParseContent(res); ok {
+		return &sdk.CallToolResult{Content: mcpContent(c)}
+	}
 	out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(res)}}}
 	if b := trimLeft(res); len(b) > 0 && b[0] == '{' {
 		out.StructuredContent = res
+	}
+	return out
+}
+
+// mcpContent maps the parts of a Content result to MCP content. A resource goes out embedded, with its text
+// or its bytes; a link without a name is named by its URI, since MCP requires a name. A result without parts is
+// one empty text part, since a client reads the content list and a result must say something.
+func mcpContent(c toolset.Content) []sdk.Content {
+	out := make([]sdk.Content, 0, max(len(c.Parts), 1))
+	for _, p := range c.Parts {
+		switch p.Type {
+		case toolset.ContentText:
+			out = append(out, &sdk.TextContent{Text: p.Text})
+		case toolset.ContentImage:
+			out = append(out, &sdk.ImageContent{MIMEType: p.MediaType, Data: p.Data})
+		case toolset.ContentAudio:
+			out = append(out, &sdk.AudioContent{MIMEType: p.MediaType, Data: p.Data})
+		case toolset.ContentResource:
+			r := &sdk.ResourceContents{URI: p.URI, MIMEType: p.MediaType, Text: p.Text}
+			if len(p.Data) > 0 {
+				r.Blob = p.Data
+			}
+			out = append(out, &sdk.EmbeddedResource{Resource: r})
+		case toolset.ContentResourceLink:
+			name := p.Name
+			if name == "" {
+				name = p.URI
+			}
+			out = append(out, &sdk.ResourceLink{URI: p.URI, Name: name, MIMEType: p.MediaType})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, &sdk.TextContent{})
 	}
 	return out
 }

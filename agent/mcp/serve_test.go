@@ -18,6 +18,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/mcp"
+	"github.com/typeshift-go/typeshift/agent/mcp/internal/conformance"
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
@@ -562,4 +563,85 @@ func TestServeHideToolErrors(t *testing.T) {
 	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_ticket", Arguments: map[string]any{"number": "x"}})
 	is.NoErr(err)
 	is.Equal(contentText(res.Content), `"number" must be an integer, got string`) // argument errors are always shown
+}
+
+// TestServePanicWithoutLogger shows where a served tool's panic goes when ServeOptions has no Logger: to
+// slog.Default, with its value and stack, as a host's run does; the client still reads only that the tool
+// failed. It changes the process's default logger, so it does not run in parallel.
+func TestServePanicWithoutLogger(t *testing.T) {
+	is := is.New(t)
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	cs := connectServed(t, newServed().src, mcp.Principal{}, nil, nil)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "boom"})
+	is.NoErr(err)
+	is.True(res.IsError)
+	is.Equal(contentText(res.Content), `tool "boom" failed unexpectedly`)
+	is.True(strings.Contains(logs.String(), "MCP server: tool panicked"))
+	is.True(strings.Contains(logs.String(), "secret internal state"))
+	is.True(strings.Contains(logs.String(), "goroutine")) // the stack
+}
+
+// TestServeContent calls the generated tools whose results are toolset.Content, and checks the MCP content the
+// SDK's client reads: each part as the content of its kind, the bytes unchanged, no structured content. A result
+// that only looks like one stays JSON data.
+func TestServeContent(t *testing.T) {
+	look := &toolset.Tool{Name: "lookalike", Schema: json.RawMessage(`{"type":"object","properties":{}}`),
+		ID: "test.lookalike", ReadOnly: true, State: new(toolset.State),
+		Invoke: func(context.Context, *toolset.Call) (json.RawMessage, error) {
+			return json.RawMessage(`{"content":[{"type":"text","text":"a"}],"total":1}`), nil
+		}}
+	cs := connectServed(t, toolset.Combine(&conformance.Media{}, toolset.List{look}), mcp.Principal{}, nil, nil)
+	call := func(t *testing.T, name string) *sdk.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("%s failed: %s", name, contentText(res.Content))
+		}
+		return res
+	}
+	t.Run("image", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "test_image_content")
+		is.Equal(len(res.Content), 1)
+		img, ok := res.Content[0].(*sdk.ImageContent)
+		is.True(ok)
+		is.Equal(img.MIMEType, "image/png")
+		is.Equal(img.Data, conformance.RedPixel)
+		is.Equal(res.StructuredContent, nil)
+	})
+	t.Run("audio", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "test_audio_content")
+		au, ok := res.Content[0].(*sdk.AudioContent)
+		is.True(ok)
+		is.Equal(au.MIMEType, "audio/wav")
+		is.Equal(au.Data, conformance.Silence)
+	})
+	t.Run("mixed", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "test_multiple_content_types")
+		is.Equal(len(res.Content), 4)
+		is.Equal(res.Content[0].(*sdk.TextContent).Text, "Multiple content types test:")
+		is.Equal(res.Content[1].(*sdk.ImageContent).Data, conformance.RedPixel)
+		r := res.Content[2].(*sdk.EmbeddedResource).Resource
+		is.Equal(r.URI, "test://mixed-content-resource")
+		is.Equal(r.MIMEType, "application/json")
+		is.Equal(r.Text, `{"test":"data","value":123}`)
+		link := res.Content[3].(*sdk.ResourceLink)
+		is.Equal(link.URI, "test://linked-resource")
+		is.Equal(link.Name, "linked")
+		is.Equal(link.MIMEType, "text/plain")
+	})
+	t.Run("lookalike", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "lookalike")
+		is.Equal(contentText(res.Content), `{"content":[{"type":"text","text":"a"}],"total":1}`)
+		is.True(res.StructuredContent != nil)
+	})
 }

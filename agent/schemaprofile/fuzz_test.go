@@ -8,7 +8,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
-// FuzzAdapt feeds any bytes to both profiles as a schema, and any bytes to Restore as arguments: neither panics,
+// FuzzAdapt feeds any bytes to every profile as a schema, and any bytes to Restore as arguments: neither panics,
 // an adapted schema is valid JSON, an error names its tool, and Restore returns valid JSON for valid JSON.
 func FuzzAdapt(f *testing.F) {
 	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"string"},"o":{"type":"object","properties":{"x":{"type":"integer"}}}},"required":["o"]}`), []byte(`{"a":null,"o":{"x":null}}`))
@@ -16,7 +16,7 @@ func FuzzAdapt(f *testing.F) {
 	f.Add([]byte(`{"type":"object","properties":{"m":{"additionalProperties":{"type":"string"}},"n":{"not":{}}}}`), []byte(`[]`))
 	f.Add([]byte(`{"$ref":"#/$defs/A","$defs":{"A":{"$ref":"#/$defs/A"}}}`), []byte(`{`))
 	f.Fuzz(func(t *testing.T, schema, args []byte) {
-		for _, p := range []*schemaprofile.Profile{schemaprofile.OpenAIStrict, schemaprofile.Gemini} {
+		for _, p := range []*schemaprofile.Profile{schemaprofile.OpenAIStrict, schemaprofile.Gemini, schemaprofile.Anthropic} {
 			a, err := p.Adapt("fuzzed", schema)
 			if err != nil {
 				var pe *schemaprofile.Error

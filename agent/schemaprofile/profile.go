@@ -27,7 +27,7 @@ import (
 )
 
 // A Profile is the part of JSON Schema one provider accepts, and how a schema is brought into it. The profiles
-// are [OpenAIStrict] and [Gemini]; the zero Profile accepts every schema as it is.
+// are [OpenAIStrict], [Gemini] and [Anthropic]; the zero Profile accepts every schema as it is.
 type Profile struct {
 	// Name names the profile, such as "openai-strict".
 	Name string

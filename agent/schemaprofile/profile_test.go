@@ -53,6 +53,15 @@ func TestAdapt(t *testing.T) {
 			"", "next: a recursive reference in a field the model must fill"},
 		{"gemini: not", schemaprofile.Gemini, `{"type":"object","properties":{"v":{"not":{"type":"string"}}}}`, "", "v: Gemini has no not"},
 		{"gemini: not JSON", schemaprofile.Gemini, `{"type":`, "", "not valid JSON"},
+		{"anthropic: taken as it is", schemaprofile.Anthropic,
+			`{"type":"object","properties":{"v":{"anyOf":[{"type":"string","pattern":"^a"},{"$ref":"#/$defs/P"}],"default":{"$ref":"data"}}},"$defs":{"P":{"type":"object","properties":{"x":{"not":{"type":"null"}}}}}}`,
+			`{"type":"object","properties":{"v":{"anyOf":[{"type":"string","pattern":"^a"},{"$ref":"#/$defs/P"}],"default":{"$ref":"data"}}},"$defs":{"P":{"type":"object","properties":{"x":{"not":{"type":"null"}}}}}}`, ""},
+		{"anthropic: anyOf at the top", schemaprofile.Anthropic, `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`, "", ": Claude takes no anyOf at the top"},
+		{"anthropic: oneOf at the top", schemaprofile.Anthropic, `{"oneOf":[{"type":"object"},{"type":"object"}]}`, "", ": Claude takes no oneOf at the top"},
+		{"anthropic: allOf at the top", schemaprofile.Anthropic, `{"type":"object","allOf":[{"properties":{"a":{"type":"string"}}}]}`, "", ": Claude takes no allOf at the top"},
+		{"anthropic: an array at the top", schemaprofile.Anthropic, `{"type":"array","items":{"type":"string"}}`, "", ": Claude takes a tool's input as an object, not array"},
+		{"anthropic: a reference outside", schemaprofile.Anthropic, `{"type":"object","properties":{"w":{"type":"object","properties":{"p":{"$ref":"https://example.com/p.json"}}}}}`, "", "w.p: a reference outside the schema"},
+		{"anthropic: not JSON", schemaprofile.Anthropic, `[1`, "", "not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +106,7 @@ func TestRestore(t *testing.T) {
 
 // TestProfilesAcceptGeneratedSchemas adapts every schema the generator wrote in this module (the examples, the
 // benchmark and test fixtures): Gemini takes each one; OpenAI's strict mode takes each one or names the field
-// it cannot describe.
+// it cannot describe; Claude takes each one.
 func TestProfilesAcceptGeneratedSchemas(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
@@ -108,6 +117,9 @@ func TestProfilesAcceptGeneratedSchemas(t *testing.T) {
 			n++
 			if _, err := schemaprofile.Gemini.Adapt(name, json.RawMessage(schema)); err != nil {
 				t.Errorf("%s: %s: %v", path, name, err)
+			}
+			if a, err := schemaprofile.Anthropic.Adapt(name, json.RawMessage(schema)); err != nil || a.Changed {
+				t.Errorf("%s: %s: Claude: %v (changed %v)", path, name, err, a != nil && a.Changed)
 			}
 			if _, err := schemaprofile.OpenAIStrict.Adapt(name, json.RawMessage(schema)); err != nil {
 				var pe *schemaprofile.Error

@@ -561,3 +561,65 @@ func (g *geminiAdapter) node(s *object, path string, optional bool, depth int) e
 	}
 	return nil
 }
+
+// Anthropic is what the Messages API accepts as a tool's input_schema: any JSON Schema whose top is an object.
+// Claude reads the schema as it is, so nothing is rewritten; what it refuses is a top that is not an object (a
+// tool's input is always one) or that combines schemas with anyOf, oneOf or allOf, and a reference it would have
+// to fetch from outside the schema. Those are [*Error]s.
+var Anthropic = &Profile{Name: "anthropic", Provider: "anthropic", adapt: adaptAnthropic}
+
+func adaptAnthropic(a *adapter, root *object) error {
+	if ts := types(root); len(ts) > 0 && !slices.Equal(ts, []string{"object"}) {
+		return a.fail("", "Claude takes a tool's input as an object, not %s", strings.Join(ts, " or "))
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if _, ok := root.get(k); ok {
+			return a.fail("", "Claude takes no %s at the top of a tool's input schema: move it into a property", k)
+		}
+	}
+	return outsideRefs(a, root, "", 0)
+}
+
+// outsideRefs reports the first $ref that points outside the schema.
+func outsideRefs(a *adapter, v any, path string, depth int) error {
+	if depth > maxDepth {
+		return a.fail(path, "nested too deeply")
+	}
+	switch v := v.(type) {
+	case *object:
+		if ref, ok := v.vals["$ref"].(string); ok && !strings.HasPrefix(ref, "#") {
+			return a.fail(path, "a reference outside the schema (%s)", ref)
+		}
+		for _, k := range v.keys {
+			p := path
+			if k == "enum" || k == "const" || k == "default" || k == "examples" {
+				continue // values, not schemas
+			}
+			if named, ok := v.vals[k].(*object); ok && (k == "properties" || k == "$defs" || k == "definitions") {
+				for _, name := range named.keys {
+					sub := join(path, name)
+					if k != "properties" {
+						sub = join(k, name)
+					}
+					if err := outsideRefs(a, named.vals[name], sub, depth+1); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if k == "items" || k == "additionalProperties" {
+				p = path + "[]"
+			}
+			if err := outsideRefs(a, v.vals[k], p, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := outsideRefs(a, x, path, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

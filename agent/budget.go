@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"context"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// A Meter prices the model calls of runs and may refuse them, such as to hold a tenant to a budget (package
+// budget offers one over a store; see docs/budgets.md). Set it in [Config.Meter]: the host asks it once per run
+// that calls a model, and the [RunMeter] it returns around each model call.
+type Meter interface {
+	// Begin starts metering a run, before its first model call. An error fails that call, and so the run.
+	Begin(ctx context.Context, run MeteredRun) (RunMeter, error)
+}
+
+// MeteredRun names the run a [Meter] meters.
+type MeteredRun struct {
+	// SettingsID is the run's tenant; a sub-agent's run has its caller's.
+	SettingsID string
+	// ConversationID is the run's conversation, or "" for a run without one.
+	ConversationID string
+	// LeaseToken is the token of the run's claim on its conversation (see storage.Claim), or "": what the meter
+	// holds for the run may be tied to the claim, and so end with it when the process dies.
+	LeaseToken string
+	// LeaseTTL is how long the run's claim lasts unless renewed: what a meter holds for a run without a
+	// conversation lasts as long.
+	LeaseTTL time.Duration
+	// RunID and Agent name the run and its agent; Provider is the provider the run's settings name.
+	RunID, Agent, Provider string
+}
+
+// A RunMeter meters one run. The host calls it from the run's goroutine, one model call at a time: Reserve before
+// a call, Settle after it when Reserve allowed it, and End once when the run's agent is done.
+type RunMeter interface {
+	// Reserve is asked before a model call with the request (the model named in opts, the messages, the output
+	// cap in opts.MaxTokens). An error refuses the call: the run ends with it, its history stored.
+	Reserve(ctx context.Context, msgs []chat.Message, opts *chat.Options) error
+	// Settle is told what the call used and the model that answered ("" when it did not say; zero usage when the
+	// call failed) and returns what the call cost.
+	Settle(ctx context.Context, model string, used chat.Usage) Cost
+	// End releases what the meter still holds for the run.
+	End(ctx context.Context)
+}
+
+// Cost is what model calls cost, as a [Meter] priced them.
+type Cost struct {
+	// Nanos is the cost of the priced calls in billionths of Currency.
+	Nanos int64
+	// Currency is the price table's currency, such as "USD"; "" when no call was priced.
+	Currency string
+	// Unpriced counts the calls whose price was not known: their cost is in no figure, so a Cost with Unpriced
+	// above zero is a lower bound, never the whole cost.
+	Unpriced int
+}
+
+// Known reports whether every call of c was priced.
+func (c Cost) Known() bool { return c.Unpriced == 0 }
+
+// Amount returns the priced calls' cost in units of Currency.
+func (c Cost) Amount() float64 { return float64(c.Nanos) / 1e9 }
+
+// Add returns c plus d.
+func (c Cost) Add(d Cost) Cost {
+	if c.Currency == "" {
+		c.Currency = d.Currency
+	}
+	c.Nanos += d.Nanos
+	c.Unpriced += d.Unpriced
+	return c
+}
+
+// meterState is one agent's part of a run under Config.Meter: the RunMeter, started at the first model call, and
+// the cost so far. A run without a Meter has none.
+type meterState struct {
+	h    *Host
+	st   *runState
+	conv *conversationRun
+
+	mu    sync.Mutex // guards cost: the End of a sub-agent's abandoned call may race the run's end
+	rm    RunMeter
+	cost  Cost
+	begun bool
+}
+
+// metered wraps the run's provider client in the run's meter, and returns it unchanged without Config.Meter.
+func (h *Host) metered(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
+	if h.cfg.Meter == nil {
+		return provider
+	}
+	st.meter = &meterState{h: h, st: st, conv: conv}
+	return meterClient{next: provider, m: st.meter}
+}
+
+// meterEnd wraps a run's stages so that the meter is told when the run's agent is done.
+func (st *runState) meterEnd(c chat.Client) chat.Client {
+	if st.meter == nil {
+		return c
+	}
+	return meterEndClient{next: c, m: st.meter}
+}
+
+// addCost adds a sub-agent's cost to the run's, when the run has a meter.
+func (st *runState) addCost(c Cost) {
+	if st.meter == nil || c == (Cost{}) {
+		return
+	}
+	st.meter.mu.Lock()
+	st.meter.cost = st.meter.cost.Add(c)
+	st.meter.mu.Unlock()
+}
+
+// runCost returns the run's cost so far, and false for a run without a meter or without priced or unpriced calls.
+func (st *runState) runCost() (Cost, bool) {
+	if st == nil || st.meter == nil {
+		return Cost{}, false
+	}
+	st.meter.mu.Lock()
+	defer st.meter.mu.Unlock()
+	c := st.meter.cost
+	return c, c != (Cost{})
+}
+
+func (m *meterState) start(ctx context.Context) (RunMeter, error) {
+	if m.begun {
+		return m.rm, nil
+	}
+	run := MeteredRun{SettingsID: m.st.run.SettingsID, ConversationID: m.st.run.ConversationID, LeaseTTL: m.h.leaseTTL(),
+		RunID: m.st.run.RunID, Agent: m.st.name, Provider: m.st.resolved.provider}
+	if m.conv != nil {
+		run.LeaseToken = m.conv.currentClaim().Token
+	}
+	rm, err := m.h.cfg.Meter.Begin(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	m.rm, m.begun = rm, true
+	return rm, nil
+}
+
+func (m *meterState) settle(ctx context.Context, rm RunMeter, model string, used chat.Usage) {
+	c := rm.Settle(ctx, model, used)
+	m.mu.Lock()
+	m.cost = m.cost.Add(c)
+	m.mu.Unlock()
+}
+
+func (m *meterState) end(ctx context.Context) {
+	if m.begun && m.rm != nil {
+		m.rm.End(context.WithoutCancel(ctx))
+	}
+	m.begun, m.rm = false, nil
+}
+
+// meterClient asks the run's meter before each model call and tells it the usage after.
+type meterClient struct {
+	next chat.Client
+	m    *meterState
+}
+
+func (c meterClient) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	rm, err := c.m.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if rm == nil {
+		return c.next.Respond(ctx, msgs, opts)
+	}
+	if err := rm.Reserve(ctx, msgs, opts); err != nil {
+		return nil, err
+	}
+	resp, err := c.next.Respond(ctx, msgs, opts)
+	var used chat.Usage
+	var model string
+	if resp != nil {
+		used, model = resp.Usage, resp.Model
+	}
+	c.m.settle(ctx, rm, model, used)
+	return resp, err
+}
+
+func (c meterClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		rm, err := c.m.start(ctx)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		if rm == nil {
+			for u, err := range c.next.Stream(ctx, msgs, opts) {
+				if !yield(u, err) {
+					return
+				}
+			}
+			return
+		}
+		if err := rm.Reserve(ctx, msgs, opts); err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		var used chat.Usage
+		var model string
+		defer func() { c.m.settle(ctx, rm, model, used) }()
+		for u, err := range c.next.Stream(ctx, msgs, opts) {
+			if u.Model != "" {
+				model = u.Model
+			}
+			for _, p := range u.Parts {
+				if up, ok := p.(chat.UsagePart); ok {
+					used = used.Add(up.Usage)
+				}
+			}
+			if !yield(u, err) {
+				return
+			}
+		}
+	}
+}
+
+// meterEndClient ends the run's meter when the run's agent is done.
+type meterEndClient struct {
+	next chat.Client
+	m    *meterState
+}
+
+func (c meterEndClient) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	defer c.m.end(ctx)
+	return c.next.Respond(ctx, msgs, opts)
+}
+
+func (c meterEndClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		defer c.m.end(ctx)
+		for u, err := range c.next.Stream(ctx, msgs, opts) {
+			if !yield(u, err) {
+				return
+			}
+		}
+	}
+}
+
+// costData is a run's cost as its end entry stores it.
+type costData struct {
+	// Nanos is in billionths of Currency; Amount is the same in units, for people reading the entry.
+	Nanos    int64   `json:"nanos"`
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency,omitempty"`
+	// Unpriced counts the model calls whose price was not known; their cost is in neither figure.
+	Unpriced int `json:"unpriced_calls,omitempty"`
+}
+
+// endCost returns the run's cost as the end entry stores it, or nil.
+func (st *runState) endCost() *costData {
+	c, ok := st.runCost()
+	if !ok {
+		return nil
+	}
+	return &costData{Nanos: c.Nanos, Amount: c.Amount(), Currency: c.Currency, Unpriced: c.Unpriced}
+}

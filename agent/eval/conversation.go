@@ -1,0 +1,146 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
+
+// ErrNoTurn is returned by [FromMessages] for a conversation without a user's message with text.
+var ErrNoTurn = errors.New("eval: the conversation has no user message with text")
+
+// referenceThreshold is the response_match_score a case made from a conversation asks for by default: ADK's
+// default for the same metric, since a model rarely repeats an answer word for word.
+const referenceThreshold = 0.8
+
+// FromMessages makes a case of a conversation's last turn, for a person to edit and keep: the user's last
+// message with text is the input and the messages before it the history; the tool calls the model made after it
+// are the trajectory (exact, with their arguments), the calls that waited for approval the approvals (answered
+// as the conversation answered them, when it went on), and the final answer the reference answer, to be matched
+// at 0.8 (see [Answer.Reference]). It fails with [ErrNoTurn] when there is no such message.
+func FromMessages(msgs []chat.Message) (*Case, error) {
+	at := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == chat.RoleUser && msgs[i].Text() != "" {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, ErrNoTurn
+	}
+	c := &Case{History: msgs[:at:at]}
+	if len(c.History) == 0 {
+		c.History = nil
+	}
+	if onlyText(msgs[at]) {
+		c.Text = msgs[at].Text()
+	} else {
+		c.Messages = []chat.Message{msgs[at]}
+	}
+	c.Description = "Made from a conversation: " + clip(msgs[at].Text())
+
+	traj := &Trajectory{Match: MatchExact, Calls: []Call{}}
+	var approvals []string
+	approved := map[string]bool{} // call id -> ran without error
+	asked := map[string]bool{}
+	seen := map[string]bool{}
+	answer := ""
+	for _, m := range msgs[at+1:] {
+		for _, p := range m.Parts {
+			var call chat.ToolCall
+			switch p := p.(type) {
+			case chat.ToolCall:
+				call = p
+			case chat.ApprovalRequest:
+				call = p.Call
+				if !asked[call.ID] {
+					asked[call.ID] = true
+					approvals = append(approvals, call.Name)
+				}
+			case chat.ToolResult:
+				approved[p.CallID] = p.Error == ""
+				continue
+			default:
+				continue
+			}
+			if call.ID != "" && seen[call.ID] {
+				continue
+			}
+			seen[call.ID] = true
+			traj.Calls = append(traj.Calls, expectedCall(call))
+		}
+		if m.Role == chat.RoleAssistant && m.Text() != "" {
+			answer = m.Text()
+		}
+	}
+	c.Expect.Trajectory = traj
+	c.Expect.Approvals = &approvals
+	if len(approvals) > 0 {
+		answered, yes := false, true
+		for id := range asked {
+			if ok, has := approved[id]; has {
+				answered = true
+				yes = yes && ok
+			}
+		}
+		if answered {
+			c.Approve = &yes
+		}
+	}
+	if answer != "" {
+		c.Expect.Answer = &Answer{Reference: answer}
+		c.Thresholds = map[string]float64{ScoreAnswer: referenceThreshold}
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCase, err)
+	}
+	return c, nil
+}
+
+// FromConversation makes a case (see [FromMessages]) of the tenant's stored conversation, read through host as
+// its next run would read it: another tenant's conversation is not found.
+func FromConversation(ctx context.Context, host *agent.Host, settingsID, conversationID string) (*Case, error) {
+	st, err := host.LoadConversation(ctx, settingsID, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	c, err := FromMessages(st.Messages)
+	if err != nil {
+		return nil, err
+	}
+	c.SettingsID = settingsID
+	return c, nil
+}
+
+func onlyText(m chat.Message) bool {
+	for _, p := range m.Parts {
+		if _, ok := p.(chat.Text); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// expectedCall is the expectation of a call as it was made: its tool, and its arguments when they are an object.
+func expectedCall(c chat.ToolCall) Call {
+	out := Call{Tool: c.Name}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(c.Arguments, &args) == nil && len(args) > 0 {
+		out.Arguments = args
+	}
+	return out
+}
+
+// MarshalIndent returns the case as a JSON file holds it.
+func (c *Case) MarshalIndent() ([]byte, error) {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	return append(b, '\n'), nil
+}
