@@ -45,6 +45,7 @@ var rules = []rule{
 	{"Relay", ruleRelay},
 	{"RelayResume", ruleRelayResume},
 	{"RelayTenancy", ruleRelayTenancy},
+	{"RelayConcurrent", ruleRelayConcurrent},
 	{"SteerNeedsLiveClaim", ruleSteerNeedsLiveClaim},
 	{"SteerTakenOnce", ruleSteerTakenOnce},
 	{"SteerKeptAfterRelease", ruleSteerKeptAfterRelease},
