@@ -76,7 +76,7 @@ func (c *conversationRun) storeResponse(ctx context.Context, msgs []chat.Message
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
 		if msgs[i].AuthorName == "" && msgs[i].Role != chat.RoleUser {
-			msgs[i].AuthorName = c.st.name
+			msgs[i].AuthorName = c.st.ask.name
 		}
 	}
 	e, err := marshalEntry(storage.EntryResponse, msgs)
@@ -212,7 +212,7 @@ scan:
 			case calls == 0:
 				break scan
 			case known == 0:
-				m = withAuthor(m, c.st.name)
+				m = withAuthor(m, c.st.ask.name)
 				out = append(out, m)
 			}
 		default:
@@ -280,10 +280,7 @@ func StoreSummary(ctx context.Context, summary chat.Message, keptFrom int) {
 		return
 	}
 	c := mc.conv
-	d := summaryData{Messages: append([]chat.Message{summary}, mc.msgs[keptFrom:]...), Mode: c.st.mode, Standing: fromStanding(c.st.standing)}
-	if c.routed {
-		d.Agent = c.st.name
-	}
+	d := summaryData{Messages: append([]chat.Message{summary}, mc.msgs[keptFrom:]...), savedState: c.saved()}
 	if err := c.append(ctx, "storing a summary", jsonEntry(storage.EntrySummary, d)); err != nil {
 		c.fail(err)
 	}

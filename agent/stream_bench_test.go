@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -72,6 +75,12 @@ type streamSide struct {
 	// out.
 	counters []*streambench.Counter
 	counts   []streambench.Counts
+	// pool, when set, is the side's pool: its waits for a connection are measured over the measured runs.
+	pool                 *pgxpool.Pool
+	acquires, emptyWaits int64
+	acquireWait          time.Duration
+	// cpu is the process's CPU time (user and system) over the measured runs of this side.
+	cpu time.Duration
 
 	dur, end, delay streambench.Sample
 	runs, errs      atomic.Int64
@@ -164,10 +173,19 @@ func (s *streamSide) follow(ctx context.Context, conversationID string, ready ch
 	}
 }
 
+// processCPU returns the CPU time, user and system, the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // fleet runs n streams on s: each its own conversation (and its watcher), streamRounds runs one after the other;
 // the streams start spread over one run's length, so that n run at once in the middle. It returns when every run
 // has ended and every watcher has seen every stamp (or ten seconds later).
-func (s *streamSide) fleet(b *testing.B, prefix string, n int) {
+func (s *streamSide) fleet(b *testing.B, prefix string, n int, interval time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var watchers sync.WaitGroup
@@ -207,14 +225,26 @@ func (s *streamSide) fleet(b *testing.B, prefix string, n int) {
 	for i, c := range s.counters {
 		before[i] = c.Counts()
 	}
+	var stat0 *pgxpool.Stat
+	if s.pool != nil {
+		stat0 = s.pool.Stat()
+	}
+	cpu0 := processCPU(b)
 	defer func() {
+		s.cpu += processCPU(b) - cpu0
 		s.counts = slices.Grow(s.counts, len(s.counters))[:len(s.counters)]
 		for i, c := range s.counters {
 			s.counts[i] = s.counts[i].Add(c.Counts().Sub(before[i]))
 		}
+		if stat0 != nil {
+			st := s.pool.Stat()
+			s.acquires += st.AcquireCount() - stat0.AcquireCount()
+			s.emptyWaits += st.EmptyAcquireCount() - stat0.EmptyAcquireCount()
+			s.acquireWait += st.EmptyAcquireWaitTime() - stat0.EmptyAcquireWaitTime()
+		}
 	}()
 
-	stagger := streamTokens * streamInterval / time.Duration(n)
+	stagger := streamTokens * interval / time.Duration(n)
 	var runs sync.WaitGroup
 	for w, id := range ids {
 		runs.Go(func() {
@@ -244,6 +274,15 @@ func (s *streamSide) report(b *testing.B, n int) {
 	b.ReportMetric(s.end.Ms(0.5), s.name+"-end-p50-ms")
 	b.ReportMetric(s.end.Ms(0.99), s.name+"-end-p99-ms")
 	b.ReportMetric(float64(s.errs.Load()), s.name+"-errors")
+	if runs := s.runs.Load(); runs > 0 {
+		b.ReportMetric(float64(s.cpu.Microseconds())/1000/float64(runs), s.name+"-cpu-ms/run")
+	}
+	if s.acquires > 0 {
+		// The pool's waits for a connection: the share of acquisitions that found none free, and what they
+		// waited, per run.
+		b.ReportMetric(100*float64(s.emptyWaits)/float64(s.acquires), s.name+"-acquire-waited-%")
+		b.ReportMetric(float64(s.acquireWait.Microseconds())/1000/float64(max(s.runs.Load(), 1)), s.name+"-acquire-wait-ms/run")
+	}
 	if s.watcher != nil {
 		b.ReportMetric(s.delay.Ms(0.5), s.name+"-delay-p50-ms")
 		b.ReportMetric(s.delay.Ms(0.99), s.name+"-delay-p99-ms")
@@ -272,10 +311,24 @@ func benchPoolSize(b *testing.B) int32 {
 	return int32(n)
 }
 
+// benchInterval is the streams' interval between tokens: TYPESHIFT_BENCH_TOKENS_PER_S tokens a second, or 50.
+func benchInterval(b *testing.B) time.Duration {
+	v := os.Getenv("TYPESHIFT_BENCH_TOKENS_PER_S")
+	if v == "" {
+		return streamInterval
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > 1000 {
+		b.Fatalf("TYPESHIFT_BENCH_TOKENS_PER_S=%q: want a number of tokens a second, 1 to 1,000", v)
+	}
+	return time.Second / time.Duration(n)
+}
+
 // benchStreams runs n paced streams on each side in turn, iteration after iteration, and reports each side's run
 // durations, the run's end after the model's last update, and the ratio of Postgres's to the memory store's.
 func benchStreams(b *testing.B, n int, watched bool) {
-	model := benchModel{streambench.Paced{Tokens: streamTokens, Interval: streamInterval}}
+	interval := benchInterval(b)
+	model := benchModel{streambench.Paced{Tokens: streamTokens, Interval: interval}}
 	pg := streambench.OpenPostgres(b, &streambench.PGOptions{MaxConns: benchPoolSize(b)})
 	mem := memory.New()
 	memSide := hostSide("mem", host(model, agent.Config{Store: mem}))
@@ -291,12 +344,13 @@ func benchStreams(b *testing.B, n int, watched bool) {
 		sides = append(sides, plainSide(pg, model))
 	}
 	pgSide.counters = []*streambench.Counter{pg.Counter}
+	pgSide.pool = pg.Pool
 	if watchCounter != nil {
 		pgSide.counters = append(pgSide.counters, watchCounter)
 	}
 	for i := 0; b.Loop(); i++ {
 		for k := range sides {
-			sides[(i+k)%len(sides)].fleet(b, fmt.Sprintf("i%d", i), n)
+			sides[(i+k)%len(sides)].fleet(b, fmt.Sprintf("i%d", i), n, interval)
 		}
 	}
 	for _, s := range sides {

@@ -22,6 +22,7 @@ type Store struct {
 	mu            sync.Mutex
 	settings      map[docKey]storage.Document
 	conversations map[watch.Key]*conversation
+	budget        budgets // tenants' budgets (budget.go)
 
 	steerHub watch.Hub // signals queued steering input
 }

@@ -35,9 +35,11 @@ RETURNING c.conversation_id, c.lease_token, c.lease_owner, c.lease_expires_at`
 
 // leaseConn is the connection RenewLeases uses, opened beside the pool rather
 // than taken from it: a renewal must not queue behind the queries waiting
-// for the pool's connections, or a busy pool lets every lease expire.
+// for the pool's connections, or a busy pool lets every lease expire. The
+// store's publisher has one of its own too (relay.go).
 type leaseConn struct {
-	mu     sync.Mutex // one renewal at a time; guards conn and closed
+	name   string     // the connection's application_name, unless the pool sets one
+	mu     sync.Mutex // one batch at a time; guards conn and closed
 	conn   *pgx.Conn
 	closed bool
 }
@@ -139,7 +141,7 @@ func (l *leaseConn) send(ctx context.Context, s *Store, b *pgx.Batch, read func(
 		return errors.Join(err, br.Close())
 	}
 	if l.conn == nil {
-		conn, err := s.leaseConnect(ctx)
+		conn, err := s.leaseConnect(ctx, l.name)
 		if err != nil {
 			return err
 		}
@@ -171,11 +173,11 @@ func (l *leaseConn) close() {
 // leaseConnect opens the lease connection with the pool's configuration,
 // its BeforeConnect and AfterConnect hooks included (they may set the
 // search_path, say).
-func (s *Store) leaseConnect(ctx context.Context) (*pgx.Conn, error) {
+func (s *Store) leaseConnect(ctx context.Context, name string) (*pgx.Conn, error) {
 	pc := s.pool.Config()
 	cfg := pc.ConnConfig.Copy()
-	if cfg.RuntimeParams["application_name"] == "" {
-		cfg.RuntimeParams["application_name"] = "typeshift leases"
+	if cfg.RuntimeParams["application_name"] == "" && name != "" {
+		cfg.RuntimeParams["application_name"] = name
 	}
 	if pc.BeforeConnect != nil {
 		if err := pc.BeforeConnect(ctx, cfg); err != nil {

@@ -16,6 +16,13 @@ func TestPayload(t *testing.T) {
 	is.Equal(key.SettingsID, "acme")
 	is.Equal(key.ConversationID, "c:42")
 	is.Equal(body, `17`)
+	entries, err := parseEvents(`4:acme4:c:4217,1:b3:c,,9,`)
+	is.NoErr(err)
+	is.Equal(entries, []eventsEntry{{"acme", "c:42", "17"}, {"b", "c,,", "9"}})
+	for _, bad := range []string{"4:acme4:c:4217", "4:acme4:c:4217,x", "9:a1:b,"} {
+		_, err := parseEvents(bad)
+		is.True(err != nil) // malformed batches are refused
+	}
 	for _, bad := range []string{"", "t", "t9:a1:b", "tx:a", "t-1:a1:b"} {
 		_, _, _, err := parsePayload(bad)
 		is.True(err != nil) // malformed payloads are refused
@@ -34,5 +41,10 @@ func FuzzPayload(f *testing.F) {
 		}
 		// Any string parses or is refused, never panics.
 		_, _, _, _ = parsePayload(body)
+		_, _ = parseEvents(body)
+		entries, err := parseEvents(string(payloadHeader(kind, sid, cid)[1:]) + "7,")
+		if err != nil || len(entries) != 1 || entries[0] != (eventsEntry{sid, cid, "7"}) {
+			t.Fatalf("round trip of a batch naming %q/%q: %+v %v", sid, cid, entries, err)
+		}
 	})
 }

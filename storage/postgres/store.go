@@ -27,9 +27,11 @@
 //
 // # Live events and steering
 //
-// Publish stores an event, numbered per conversation, and sends a NOTIFY on
-// one channel ([Options.Channel]) that names the conversation and the
-// event's id; Steer queues steering input and notifies the same way. Watch
+// Publish stores a run's events, numbered by the run, and sends a NOTIFY on
+// one channel ([Options.Channel]) that names the conversation and its last
+// event's id; the Publish calls of every conversation that arrive within
+// [Options.PublishInterval] share one transaction and one notification.
+// Steer queues steering input and notifies the same way. Watch
 // and WatchSteering LISTEN on a connection of its own, opened on the first
 // watcher and closed after the last. A notification carries no event and no
 // input: the receiver reads them from their tables under its own tenant, so
@@ -63,6 +65,9 @@ type Store struct {
 	leases     leaseConn // the connection of RenewLeases (lease.go)
 	watching   watching  // the conversations this instance watches (watchers.go)
 	pruner     pruner    // deletes expired events (prune.go)
+	publisher  publisher // writes the events of Publish in batches (relay.go)
+
+	publishInterval time.Duration
 
 	mu     sync.Mutex // guards the listener's state
 	listen *listener
@@ -84,6 +89,15 @@ type Options struct {
 	// resume; 0 means five minutes. Expired events are deleted in the
 	// background, in bounded batches, a few times per retention.
 	EventRetention time.Duration
+	// PublishInterval is the shortest time between two of the store's
+	// transactions that write events: the Publish calls of every
+	// conversation and tenant that arrive meanwhile are written together, in
+	// one transaction with one notification. 0 means 20 ms; a negative
+	// value writes each batch as soon as the one before it committed.
+	// Notifying commits go one at a time in the whole database cluster, so
+	// this bounds what a process's watched streams ask of it: 50 such
+	// transactions a second at the default, whatever the number of streams.
+	PublishInterval time.Duration
 	// AllowBypassRLS skips the check of New that row-level security binds
 	// the pool's role (see [CheckTenancy]). Set it only for migrations and
 	// admin tools that must see every tenant, never for a service's store:
@@ -102,14 +116,20 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error)
 	if pool == nil {
 		return nil, fmt.Errorf("postgres: New: nil pool")
 	}
-	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: 5 * time.Minute, instance: newToken()}
+	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: 5 * time.Minute, instance: newToken(),
+		publishInterval: 20 * time.Millisecond}
 	s.pruner.s = s
+	s.publisher.s = s
+	s.leases.name, s.publisher.conn.name = "typeshift leases", "typeshift relay"
 	if opts != nil {
 		if opts.Channel != "" {
 			s.channel = opts.Channel
 		}
 		if opts.EventRetention > 0 {
 			s.eventRetention = opts.EventRetention
+		}
+		if opts.PublishInterval != 0 {
+			s.publishInterval = max(opts.PublishInterval, 0)
 		}
 	}
 	if opts == nil || !opts.AllowBypassRLS {
@@ -128,6 +148,7 @@ func (s *Store) Close() {
 	l := s.listen
 	s.listen = nil
 	s.mu.Unlock()
+	s.publisher.close() // what is queued is written first
 	if l != nil {
 		l.stop()
 	}

@@ -22,15 +22,18 @@ const maxPayload = 7900
 // never what: a kind letter, the two ids each prefixed with its length, and
 // the id of the row that was written:
 //
-//	e 5:acme 4:c-42 17     events up to 17 of the conversation were published
-//	s 5:acme 4:c-42 1234   steering input was queued
-//	w 5:acme 4:c-42 k3j…   the store instance k3j… started watching
+//	E 5:acme 4:c-42 17, 5:acme 4:c-43 9,   events up to 17 of c-42 and up to 9 of c-43 were published
+//	s 5:acme 4:c-42 1234                   steering input was queued
+//	w 5:acme 4:c-42 k3j…                   the store instance k3j… started watching
 //
-// (without the spaces). Lengths make any id safe to carry. A receiver reads
-// the rows themselves under the tenant the watcher named, so a notification
-// from anyone else on the channel finds nothing it may read.
+// (without the spaces). An E payload names every conversation of a batch of
+// the store's publisher that fits in it (relay.go); a batch sends as many as
+// it needs. Lengths make any id safe to carry. A receiver reads the rows
+// themselves under the tenant the watcher named, so a notification from
+// anyone else on the channel finds nothing it may read.
 const (
-	kindEvent    = 'e'
+	kindEvent    = 'e' // events of one conversation, as versions before batches sent them: still read
+	kindEvents   = 'E'
 	kindSteering = 's'
 	kindWatcher  = 'w' // a process started watching; the body is its instance id
 )
@@ -61,34 +64,29 @@ func parsePayload(p string) (kind byte, key watch.Key, body string, err error) {
 	if p == "" {
 		return 0, key, "", errors.New("empty payload")
 	}
-	kind, rest := p[0], p[1:]
+	key, body, err = parseKey(p[1:])
+	if err != nil {
+		return 0, key, "", err
+	}
+	return p[0], key, body, nil
+}
+
+// parseKey reads the two ids of a payload, each prefixed with its length, and returns what follows them.
+func parseKey(p string) (key watch.Key, rest string, err error) {
+	rest = p
 	var ids [2]string
 	for i := range ids {
 		n, after, ok := strings.Cut(rest, ":")
 		size, err := strconv.Atoi(n)
 		if !ok || err != nil || size < 0 || size > len(after) {
-			return 0, key, "", fmt.Errorf("malformed payload %.40q", p)
+			return key, "", fmt.Errorf("malformed payload %.40q", p)
 		}
 		ids[i], rest = after[:size], after[size:]
 	}
-	return kind, watch.Key{SettingsID: ids[0], ConversationID: ids[1]}, rest, nil
+	return watch.Key{SettingsID: ids[0], ConversationID: ids[1]}, rest, nil
 }
 
 const (
-	// qPublish stores a batch of events numbered by their run, raises the
-	// conversation's event head to the last of them, and notifies once. An
-	// id already kept (a run that resumed after a crash, numbering again
-	// above the head it read) keeps its first body.
-	qPublish = `WITH ev AS (
-	INSERT INTO conversation_events (settings_id, conversation_id, id, body)
-	SELECT $1, $2, e.id, e.body FROM unnest($3::bigint[], $4::bytea[]) AS e(id, body)
-	ON CONFLICT DO NOTHING
-), head AS (
-	UPDATE conversations SET event_head = greatest(event_head, $5::bigint)
-	WHERE settings_id = $1 AND conversation_id = $2
-)
-SELECT pg_notify($6, $7)`
-
 	qEventRange = `SELECT event_base, event_head FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
 
 	qReadEvents = `SELECT id, body FROM conversation_events
@@ -117,9 +115,12 @@ SELECT pg_notify($5, $6)`
 // every third of it while the instance watches.
 const watcherTTL = 30 * time.Second
 
-// Publish implements [storage.EventRelay]: one statement, one transaction,
-// one notification for the batch, whatever its size. Expired events are
-// removed apart, in bounded batches (see prune.go), never by the writers.
+// Publish implements [storage.EventRelay]. The events join the next batch of
+// the store's publisher (relay.go), which writes the events of every
+// conversation published meanwhile, of any tenant, in one transaction with
+// one notification, at most once per [Options.PublishInterval]; Publish
+// returns once its batch is committed. Expired events are removed apart, in
+// bounded batches (see prune.go), never by the writers.
 func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, events []storage.Event) error {
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return err
@@ -127,29 +128,15 @@ func (s *Store) Publish(ctx context.Context, settingsID, conversationID string, 
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(events))
-	bodies := make([][]byte, len(events))
-	for i, e := range events {
-		if i > 0 && e.ID <= ids[i-1] {
-			return fmt.Errorf("postgres: publish: event ids must increase (%d after %d): %w", e.ID, ids[i-1], storage.ErrInvalid)
-		}
-		ids[i], bodies[i] = e.ID, e.Data
-		if bodies[i] == nil {
-			bodies[i] = []byte{}
-		}
+	if _, err := s.notifyHeader(kindEvents, settingsID, conversationID); err != nil {
+		return err
 	}
-	last := ids[len(ids)-1]
-	head, err := s.notifyHeader(kindEvent, settingsID, conversationID)
+	p, err := newPublication(settingsID, conversationID, events)
 	if err != nil {
 		return err
 	}
 	s.pruner.touch(settingsID)
-	b := tenantBatch(settingsID)
-	b.Queue(qPublish, settingsID, conversationID, ids, bodies, last, s.channel, head+strconv.FormatInt(last, 10))
-	if _, err := s.sendExec(ctx, b); err != nil {
-		return wrap("publish", err)
-	}
-	return nil
+	return s.publisher.publish(ctx, p)
 }
 
 // EventRange implements [storage.ConversationStore].
@@ -347,6 +334,12 @@ func (s *Store) deliver(payload string) {
 	switch kind {
 	case kindEvent:
 		s.eventHub.Signal(key)
+	case kindEvents:
+		// Every conversation the payload names, up to anything malformed.
+		entries, _ := parseEvents(payload[1:])
+		for _, e := range entries {
+			s.eventHub.Signal(watch.Key{SettingsID: e.settingsID, ConversationID: e.conversationID})
+		}
 	case kindSteering:
 		s.steerHub.Signal(key)
 	case kindWatcher:

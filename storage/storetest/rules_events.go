@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -278,5 +279,78 @@ func ruleRelayTenancy(r *rec) {
 	e, ok := r.next(ctx, ch, "Watch of b")
 	if ok {
 		r.truef(e.ID == 1 && string(e.Data) == `"b1"`, "Watch of b: event %d %s, want 1 \"b1\"", e.ID, e.Data)
+	}
+}
+
+// ruleRelayConcurrent: Publish calls of many conversations of two tenants at once, which a store may write
+// together, each reach the watchers of their own conversation only, every event once and in order, and raise their
+// own conversation's head.
+func ruleRelayConcurrent(r *rec) {
+	relay, ok := r.relay()
+	if !ok {
+		return
+	}
+	const convs, batches, perBatch = 6, 8, 3
+	type stream struct {
+		sid, id string
+		head    int64
+		ch      <-chan storage.Event
+	}
+	var streams []*stream
+	for _, t := range []string{"a", "b"} {
+		sid := r.tenant(t)
+		for i := range convs {
+			s := &stream{sid: sid, id: r.conv(sid, fmt.Sprintf("crowd-%d", i))} // the same ids in both tenants
+			h, ok := r.made(s.sid, s.id)
+			if !ok {
+				return
+			}
+			s.head = h
+			streams = append(streams, s)
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, 4*eventWait)
+	defer cancel()
+	for _, s := range streams {
+		ch, err := relay.Watch(ctx, s.sid, s.id, s.head)
+		if !r.ok(err, "Watch") {
+			return
+		}
+		s.ch = ch
+	}
+	body := func(s *stream, n int) []byte {
+		return []byte(fmt.Sprintf(`{"tenant":%q,"conv":%q,"n":%d}`, s.sid, s.id, n))
+	}
+	var wg sync.WaitGroup
+	for _, s := range streams {
+		wg.Go(func() {
+			for k := range batches {
+				evs := make([]storage.Event, perBatch)
+				for j := range evs {
+					n := k*perBatch + j + 1
+					evs[j] = storage.Event{ID: s.head + int64(n), Data: body(s, n)}
+				}
+				if !r.ok(relay.Publish(ctx, s.sid, s.id, evs), "Publish of "+s.sid+"/"+s.id) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, s := range streams {
+		for n := 1; n <= batches*perBatch; n++ {
+			e, ok := r.next(ctx, s.ch, fmt.Sprintf("%s/%s event %d", s.sid, s.id, n))
+			if !ok {
+				return
+			}
+			if !r.truef(e.ID == s.head+int64(n) && bytes.Equal(e.Data, body(s, n)), "%s/%s: event %d %s, want %d %s",
+				s.sid, s.id, e.ID-s.head, e.Data, n, body(s, n)) {
+				return
+			}
+		}
+		if rng, err := r.s.EventRange(ctx, s.sid, s.id); r.ok(err, "EventRange") {
+			r.truef(rng.Head == s.head+batches*perBatch, "%s/%s: the head is %d after publishing up to %d",
+				s.sid, s.id, rng.Head-s.head, batches*perBatch)
+		}
 	}
 }

@@ -1,0 +1,109 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/postgres"
+)
+
+// TestPublishBatches: the Publish calls of many conversations of two tenants that arrive within one publish
+// interval are written together, with one notification that names them all, not one transaction and one
+// notification each; a batch that set the wrong tenant for some of them would fail under row-level security and
+// be sent again one publication at a time, one notification each.
+func TestPublishBatches(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	pool, schema := newPool(t)
+	s := openStore(t, pool, &postgres.Options{Channel: schema, PublishInterval: 400 * time.Millisecond})
+	t.Cleanup(s.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+
+	listen, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+	is.NoErr(err)
+	t.Cleanup(func() { _ = listen.Close(context.Background()) })
+	_, err = listen.Exec(ctx, "LISTEN "+pgx.Identifier{schema}.Sanitize())
+	is.NoErr(err)
+
+	type conv struct {
+		sid, id string
+		head    int64
+	}
+	var convs []conv
+	for _, sid := range []string{"a", "b"} {
+		for i := range 8 {
+			c, err := s.Claim(ctx, sid, fmt.Sprintf("c%d", i), "run", time.Minute)
+			is.NoErr(err)
+			_, err = s.Append(ctx, c, storage.Entry{Type: storage.EntryInput, Data: []byte(`[]`)})
+			is.NoErr(err)
+			is.NoErr(s.Release(ctx, c))
+			convs = append(convs, conv{sid, c.ConversationID, c.EventHead})
+		}
+	}
+	// The first publication starts the interval; the others arrive within it.
+	is.NoErr(s.Publish(ctx, "a", "c0", []storage.Event{{ID: convs[0].head + 1, Data: []byte(`"first"`)}}))
+	n, err := listen.WaitForNotification(ctx)
+	is.NoErr(err)
+	is.True(strings.HasPrefix(n.Payload, "E1:a2:c0"))
+	var wg sync.WaitGroup
+	for _, c := range convs {
+		wg.Go(func() {
+			evs := []storage.Event{{ID: c.head + 2, Data: []byte(`"x"`)}, {ID: c.head + 3, Data: []byte(`"y"`)}}
+			if err := s.Publish(ctx, c.sid, c.id, evs); err != nil {
+				t.Errorf("Publish %s/%s: %v", c.sid, c.id, err)
+			}
+		})
+	}
+	wg.Wait()
+
+	var payloads []string
+	for {
+		wctx, stop := context.WithTimeout(ctx, 600*time.Millisecond)
+		n, err := listen.WaitForNotification(wctx)
+		stop()
+		if err != nil {
+			break
+		}
+		payloads = append(payloads, n.Payload)
+	}
+	is.True(len(payloads) >= 1 && len(payloads) <= 2) // 16 publications in one or two batches, not 16
+	all := strings.Join(payloads, "")
+	for _, c := range convs {
+		// Each conversation is named with its last event.
+		name := fmt.Sprintf("1:%s2:%s%d,", c.sid, c.id, c.head+3)
+		if !strings.Contains(all, name) {
+			t.Errorf("the notifications %q do not name %s", payloads, name)
+		}
+	}
+	// Each tenant's events are its own, and each conversation's head moved.
+	for _, c := range convs {
+		rng, err := s.EventRange(ctx, c.sid, c.id)
+		is.NoErr(err)
+		is.Equal(rng.Head, c.head+3)
+	}
+}
+
+// TestPublishAfterClose: a store that closed still publishes, each call alone, through the pool.
+func TestPublishAfterClose(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s, _, _ := newStore(t)
+	ctx := t.Context()
+	c, err := s.Claim(ctx, "t", "c", "run", time.Minute)
+	is.NoErr(err)
+	is.NoErr(s.Publish(ctx, "t", "c", []storage.Event{{ID: c.EventHead + 1, Data: []byte(`1`)}}))
+	s.Close()
+	is.NoErr(s.Publish(ctx, "t", "c", []storage.Event{{ID: c.EventHead + 2, Data: []byte(`2`)}}))
+	rng, err := s.EventRange(ctx, "t", "c")
+	is.NoErr(err)
+	is.Equal(rng.Head, c.EventHead+2)
+}
