@@ -22,8 +22,22 @@ const unansweredText = "The tool call was not run: nobody approved it."
 // standing approvals, auto mode) and starts another pass; what is left ends the run as pending. It also applies
 // the run's mode to the tools offered.
 type approvals struct {
-	next chat.Client
-	st   *runState
+	next    chat.Client
+	ask     *runAsk     // read: the host (rules, the plan tool, the request key), the agent's name
+	session *session    // binds answers against it; records standing approvals, the mode, what is left pending
+	rounds  *rounds     // read: whether another pass may start
+	shown   *shownTools // the tools the stage was given, for the tool loop
+	tools   *toolRunner // runs the calls it decides
+
+	out chat.Response // the stage's response, when it has more than one pass's
+}
+
+// shownTools are the tools the approval stage was given (before the mode narrowed them). A call to one of them,
+// or to a tool the agent's picks leave out, is answered as hidden, never as unknown.
+//
+//typeshift:owned
+type shownTools struct {
+	visible []*toolset.Tool
 }
 
 func (a *approvals) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
@@ -42,9 +56,8 @@ type resolution struct {
 }
 
 func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
-	st := a.st
-	st.visible = opts.Tools
-	out := &st.approvalsOut // a run middleware may call the stage again: start afresh
+	a.shown.visible = opts.Tools
+	out := &a.out // a run middleware may call the stage again: start afresh
 	*out = chat.Response{}
 
 	msgs, open, err := a.bind(ctx, msgs)
@@ -59,8 +72,8 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		msgs = append(slices.Clip(msgs), res...)
 	}
 
-	for st.remaining > 0 {
-		resp, err := callNext(ctx, a.next, msgs, st.modeOptions(opts), emit, false)
+	for a.rounds.left() > 0 {
+		resp, err := callNext(ctx, a.next, msgs, modeOptions(a.session.mode(), a.ask.h.exitPlan, opts), emit, false)
 		if len(open) == 0 && len(out.Messages) == 0 && (err != nil || resp == nil || !hasApprovalParts(resp.Messages)) {
 			return resp, err // the common case: nothing to approve, the pass's response is the run's
 		}
@@ -79,7 +92,7 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		var decided []resolution
 		var asked []chat.ApprovalRequest
 		for _, r := range reqs {
-			switch a.st.decide(ctx, a.tool(r.ToolID, opts), r) {
+			switch a.session.decide(ctx, a.ask.h.cfg.Rules, a.tool(r.ToolID, opts), r) {
 			case Allow:
 				decided = append(decided, resolution{req: r, approved: true})
 			case Deny:
@@ -90,7 +103,7 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		}
 		if len(asked) > 0 {
 			// The decided requests wait with the rest: the next run decides them again, the same way.
-			st.pending = asked
+			a.session.wait(asked)
 			return out, nil
 		}
 		res := a.resolve(ctx, decided, opts)
@@ -119,7 +132,7 @@ func (a *approvals) add(out *chat.Response, msgs []chat.Message, emit emitFunc) 
 // tool finds the tool of a request by its identity, among the tools the run was given and plan mode's own.
 func (a *approvals) tool(id string, opts *chat.Options) *toolset.Tool {
 	if id == ExitPlanModeID {
-		return a.st.h.exitPlan
+		return a.ask.h.exitPlan
 	}
 	return findToolID(opts.Tools, id)
 }
@@ -141,7 +154,7 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 		for _, p := range m.Parts {
 			switch p := p.(type) {
 			case chat.ApprovalRequest:
-				if !a.st.storedHistory && p.ID != a.st.h.requestID(p.Call, p.ToolID) {
+				if !a.session.storedHistory && p.ID != a.ask.h.requestID(p.Call, p.ToolID) {
 					return nil, nil, &ApprovalError{RequestID: p.ID, Reason: ApprovalTampered}
 				}
 				reqs = append(reqs, &request{req: p})
@@ -169,7 +182,7 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 				}
 				// The answer that closed the request, earlier in the conversation: only its standing approval counts.
 				if ans.Approved {
-					a.st.stand(r.req, ans.Always)
+					a.session.stand(r.req, ans.Always)
 				}
 				continue
 			}
@@ -178,7 +191,7 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 			}
 			r.answered, r.answer = true, ans
 			if ans.Approved {
-				a.st.stand(r.req, ans.Always)
+				a.session.stand(r.req, ans.Always)
 			}
 		}
 	}
@@ -195,7 +208,7 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 				res.reason = DeniedText
 			}
 		default:
-			switch a.st.decide(ctx, a.tool(r.req.ToolID, &chat.Options{Tools: a.st.visible}), r.req) {
+			switch a.session.decide(ctx, a.ask.h.cfg.Rules, a.tool(r.req.ToolID, &chat.Options{Tools: a.shown.visible}), r.req) {
 			case Allow:
 				res.approved = true
 			case Deny:
@@ -212,7 +225,6 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 // resolve runs the approved calls and rejects the others. It returns an assistant message with the calls, exactly
 // as their requests showed them, and a tool message with their results.
 func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Options) []chat.Message {
-	st := a.st
 	calls := make([]chat.Part, len(rs))
 	results := make([]chat.Part, len(rs))
 	for i, r := range rs {
@@ -223,12 +235,12 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 				results[i] = chat.ToolResult{CallID: call.ID, Error: "The plan was not approved: " + sentence(r.reason) + " Stay in plan mode and revise it."}
 				continue
 			}
-			notifyRejected(ctx, a.tool(r.req.ToolID, opts), &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &st.run}, r.reason)
+			notifyRejected(ctx, a.tool(r.req.ToolID, opts), &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &a.session.run}, r.reason)
 			results[i] = chat.ToolResult{CallID: call.ID, Error: r.reason}
 			continue
 		}
 		if r.req.ToolID == ExitPlanModeID {
-			st.mode, st.run.Mode = ModeDefault, ModeDefault
+			a.session.setMode(ModeDefault)
 			results[i] = chat.ToolResult{CallID: call.ID, Result: planApprovedText}
 			continue
 		}
@@ -236,15 +248,15 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 		switch {
 		case t == nil:
 			results[i] = chat.ToolResult{CallID: call.ID, Error: fmt.Sprintf("tool %q is no longer available", call.Name)}
-		case st.mode == ModePlan && !t.ReadOnly:
-			results[i] = chat.ToolResult{CallID: call.ID, Error: st.missingText(call.Name, nil)}
+		case a.session.mode() == ModePlan && !t.ReadOnly:
+			results[i] = chat.ToolResult{CallID: call.ID, Error: missingText(call.Name, nil, a.ask, a.session, a.shown)}
 		default:
-			results[i], _ = st.invoke(ctx, t, call)
+			results[i], _ = a.tools.invoke(ctx, t, call)
 		}
 	}
 	return []chat.Message{
-		{Role: chat.RoleAssistant, AuthorName: st.name, Parts: calls},
-		{Role: chat.RoleTool, AuthorName: st.name, Parts: results},
+		{Role: chat.RoleAssistant, AuthorName: a.ask.name, Parts: calls},
+		{Role: chat.RoleTool, AuthorName: a.ask.name, Parts: results},
 	}
 }
 

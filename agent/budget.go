@@ -75,6 +75,8 @@ func (c Cost) Add(d Cost) Cost {
 
 // meterState is one agent's part of a run under Config.Meter: the RunMeter, started at the first model call, and
 // the cost so far. A run without a Meter has none.
+//
+//typeshift:owned
 type meterState struct {
 	h    *Host
 	st   *runState
@@ -86,41 +88,48 @@ type meterState struct {
 	begun bool
 }
 
-// metered wraps the run's provider client in the run's meter, and returns it unchanged without Config.Meter.
-func (h *Host) metered(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
+// newMeterState returns the run's part under Config.Meter, or nil without one.
+func (h *Host) newMeterState(st *runState, conv *conversationRun) *meterState {
 	if h.cfg.Meter == nil {
+		return nil
+	}
+	return &meterState{h: h, st: st, conv: conv}
+}
+
+// metered wraps the run's provider client in the run's meter, and returns it unchanged without Config.Meter.
+func metered(m *meterState, provider chat.Client) chat.Client {
+	if m == nil {
 		return provider
 	}
-	st.meter = &meterState{h: h, st: st, conv: conv}
-	return meterClient{next: provider, m: st.meter}
+	return meterClient{next: provider, m: m}
 }
 
 // meterEnd wraps a run's stages so that the meter is told when the run's agent is done.
-func (st *runState) meterEnd(c chat.Client) chat.Client {
-	if st.meter == nil {
+func meterEnd(m *meterState, c chat.Client) chat.Client {
+	if m == nil {
 		return c
 	}
-	return meterEndClient{next: c, m: st.meter}
+	return meterEndClient{next: c, m: m}
 }
 
 // addCost adds a sub-agent's cost to the run's, when the run has a meter.
-func (st *runState) addCost(c Cost) {
-	if st.meter == nil || c == (Cost{}) {
+func (m *meterState) addCost(c Cost) {
+	if m == nil || c == (Cost{}) {
 		return
 	}
-	st.meter.mu.Lock()
-	st.meter.cost = st.meter.cost.Add(c)
-	st.meter.mu.Unlock()
+	m.mu.Lock()
+	m.cost = m.cost.Add(c)
+	m.mu.Unlock()
 }
 
 // runCost returns the run's cost so far, and false for a run without a meter or without priced or unpriced calls.
-func (st *runState) runCost() (Cost, bool) {
-	if st == nil || st.meter == nil {
+func (m *meterState) runCost() (Cost, bool) {
+	if m == nil {
 		return Cost{}, false
 	}
-	st.meter.mu.Lock()
-	defer st.meter.mu.Unlock()
-	c := st.meter.cost
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.cost
 	return c, c != (Cost{})
 }
 
@@ -128,8 +137,9 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	if m.begun {
 		return m.rm, nil
 	}
-	run := MeteredRun{SettingsID: m.st.run.SettingsID, ConversationID: m.st.run.ConversationID, LeaseTTL: m.h.leaseTTL(),
-		RunID: m.st.run.RunID, Agent: m.st.name, Provider: m.st.resolved.provider}
+	r := &m.st.session.run
+	run := MeteredRun{SettingsID: r.SettingsID, ConversationID: r.ConversationID, LeaseTTL: m.h.leaseTTL(),
+		RunID: r.RunID, Agent: m.st.ask.name, Provider: m.st.ask.resolved.provider}
 	if m.conv != nil {
 		run.LeaseToken = m.conv.currentClaim().Token
 	}
@@ -253,8 +263,8 @@ type costData struct {
 }
 
 // endCost returns the run's cost as the end entry stores it, or nil.
-func (st *runState) endCost() *costData {
-	c, ok := st.runCost()
+func (m *meterState) endCost() *costData {
+	c, ok := m.runCost()
 	if !ok {
 		return nil
 	}

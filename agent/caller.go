@@ -11,11 +11,11 @@ import (
 // [toolset.State.Delegate] is set (a tool that runs another agent, as [AsTool] makes): the tool loop puts the run
 // there for such tools alone. The run's settings id, conversation and mode are in the call's [toolset.Call.Run].
 func CallerStanding(ctx context.Context) json.RawMessage {
-	st, _ := ctx.Value(callerKey{}).(*runState)
-	if st == nil {
+	in, _ := ctx.Value(callerKey{}).(*inherited)
+	if in == nil {
 		return nil
 	}
-	d := fromStanding(st.standing)
+	d := fromStanding(in.standing)
 	if len(d) == 0 {
 		return nil
 	}

@@ -100,18 +100,14 @@ type conversationRun struct {
 	claimHead        int64                   // the conversation's event head when claimed
 	lastEvent        int64                   // the id of the run's last event, stored by the release; guarded by mu
 
-	// Handoff (handoff.go): the agent whose run the conversation holds changes with h and st.
-	lastAgent string          // the agent that answered last, as the conversation records it
-	routed    bool            // the conversation was handed off once: its run ends record the agent
-	handoff   *pendingHandoff // a handoff the tool loop passed out
-	hops      int             // how many times the run was handed on
-	first     *runState       // the run's first agent, once it was handed on
+	// Handoff (handoff.go): the agent whose run the conversation holds changes with h and st (runAs).
+	routing routing
 }
 
 // openConversation claims the run's conversation, loads it, and puts its history before the run's input. It
 // returns nil when the run has no conversation.
-func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedInput) (*conversationRun, error) {
-	ri := &st.input
+func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedInput, claimed *claimed) (*conversationRun, error) {
+	ri := &st.ask.input
 	id := ri.conversationID
 	if id == "" {
 		return nil, nil
@@ -128,7 +124,7 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 		return nil, err
 	}
 	ttl := h.leaseTTL()
-	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl)
+	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl, claimed)
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +149,8 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	if err := l.checkAnswers(in.msgs); err != nil {
 		return nil, err
 	}
-	if !ri.modeSet {
-		st.mode, st.run.Mode = l.mode, l.mode
-	}
-	c.lastAgent = l.agent
-	st.storedHistory = true
-	st.standing = append(l.standing, st.standing...)
+	st.session.load(l.mode, ri.modeSet, l.standing)
+	c.routing.resume(l.agent)
 
 	in.msgs = append(l.msgs, in.msgs...)
 	in.nIn = len(in.msgs)
@@ -222,7 +214,7 @@ func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 		cancel(lost)
 		return ctx, lost
 	}
-	start := jsonEntry(storage.EntryRunStart, runStartData{Mode: c.st.mode})
+	start := jsonEntry(storage.EntryRunStart, runStartData{savedState{Mode: c.st.session.mode()}})
 	input, err := marshalEntry(storage.EntryInput, c.input)
 	if err != nil {
 		return ctx, &ConversationError{ConversationID: c.id, Op: "storing the input", Err: err}
@@ -272,25 +264,22 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 				entries = append(entries, e)
 			}
 		}
-		if reqs := openRequests(out); len(c.st.pending) > 0 && len(reqs) > 0 {
+		if reqs := openRequests(out); len(c.st.session.pending) > 0 && len(reqs) > 0 {
 			parts := make([]chat.Part, len(reqs))
 			for i, r := range reqs {
 				parts[i] = r
 			}
-			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.name, Parts: parts}})
+			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.ask.name, Parts: parts}})
 			if err == nil {
 				entries = append(entries, e)
 			}
 		}
-		endData := runEndData{Mode: c.st.mode, Standing: fromStanding(c.st.standing), Pending: len(c.st.pending)}
-		if u := c.st.totalUsage(); u != (chat.Usage{}) {
+		endData := runEndData{savedState: c.saved(), Pending: len(c.st.session.pending)}
+		if u := c.st.usage.total(); u != (chat.Usage{}) {
 			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
 		}
-		endData.Cost = c.st.endCost()
-		if c.routed {
-			endData.Agent = c.st.name // the next run goes to it
-		}
+		endData.Cost = c.st.costs.endCost()
 		if runErr != nil {
 			endData.Error = runErr.Error()
 		}
@@ -319,6 +308,24 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 		return runErr
 	}
 	return storeErr
+}
+
+// saved is the state the run's end and summary entries store: the session's, and, once the conversation has been
+// handed off, the agent whose run it is, which the next run goes to.
+func (c *conversationRun) saved() savedState {
+	d := c.st.session.saved()
+	if c.routing.routed {
+		d.Agent = c.st.ask.name
+	}
+	return d
+}
+
+// runAs makes st the conversation's run: its steps are stored under st's agent, and steering for the conversation
+// reaches it through st's host.
+func (c *conversationRun) runAs(st *runState) {
+	c.h.live.remove(c)
+	c.h, c.st = st.ask.h, st
+	c.h.live.add(c)
 }
 
 // close stops the renewal and the watch and releases the claim, unless the end of the run released it or it is

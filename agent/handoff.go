@@ -167,8 +167,8 @@ func handoffToolName(name string) string {
 // handoffTools returns the tools a run offers to hand its conversation on: none without a conversation, since
 // only a stored conversation can go on with another agent and come back to it in the next run. A name one of the
 // run's own tools takes already fails the run.
-func (h *Host) handoffTools(st *runState, tools []*toolset.Tool) ([]*toolset.Tool, error) {
-	if st.input.conversationID == "" {
+func (h *Host) handoffTools(conversationID string, tools []*toolset.Tool) ([]*toolset.Tool, error) {
+	if conversationID == "" {
 		return tools, nil
 	}
 	for _, t := range h.handoffs.list() {
@@ -218,6 +218,22 @@ func (h *Host) reach(found func(*Host) bool) *Host {
 	return nil
 }
 
+// routing is which agent a conversation's run goes to: the agent that answered it last, the handoff the tool loop
+// passed out, and the agents the run went through. The tool loop of each agent the run is handed to records its
+// handoff here; the conversation stage follows it (respond).
+//
+//typeshift:owned
+type routing struct {
+	lastAgent string          // the agent that answered last, as the conversation records it
+	routed    bool            // the conversation was handed off once: its run ends record the agent
+	handoff   *pendingHandoff // a handoff the tool loop passed out
+	hops      int             // how many times the run was handed on
+	first     *runState       // the run's first agent, once it was handed on, whose meter the others' usage joins
+}
+
+// resume takes the agent that answered the conversation last, as it was loaded.
+func (r *routing) resume(agent string) { r.lastAgent = agent }
+
 // pendingHandoff is a handoff call the tool loop passed out.
 type pendingHandoff struct {
 	to     *Host
@@ -225,12 +241,11 @@ type pendingHandoff struct {
 }
 
 // handOffCalls passes a response's handoff call out of the tool loop. When one of calls is to a handoff tool the
-// run offers and the run may still be handed on, it records the handoff in the run's conversation and returns the
-// results of every call: the handoff, and the other calls answered as not run, for the agent taking over to
-// decide again. Otherwise it returns false and the calls run as usual.
-func (st *runState) handOffCalls(ctx context.Context, calls []chat.ToolCall, offered []*toolset.Tool) ([]chat.Part, bool) {
-	conv, ok := ctx.Value(convKey{st.h}).(*conversationRun)
-	if !ok || conv.st != st || conv.hops >= MaxHandoffs {
+// run offers and the run may still be handed on, it records the handoff in r and returns the results of every
+// call: the handoff, and the other calls answered as not run, for the agent taking over to decide again.
+// Otherwise (and always for a nil r: a run without a conversation) it returns false and the calls run as usual.
+func (r *routing) handOffCalls(ask *runAsk, calls []chat.ToolCall, offered []*toolset.Tool) ([]chat.Part, bool) {
+	if r == nil || r.hops >= MaxHandoffs {
 		return nil, false
 	}
 	first := -1
@@ -240,7 +255,7 @@ func (st *runState) handOffCalls(ctx context.Context, calls []chat.ToolCall, off
 		if !strings.HasPrefix(c.Name, HandoffToolPrefix) || findTool(offered, c.Name) == nil {
 			continue
 		}
-		t := st.h.handoffTarget(c.Name)
+		t := ask.h.handoffTarget(c.Name)
 		if t == nil {
 			continue
 		}
@@ -258,14 +273,14 @@ func (st *runState) handOffCalls(ctx context.Context, calls []chat.ToolCall, off
 	for i, c := range calls {
 		switch {
 		case i == first:
-			results[i] = chat.ToolResult{CallID: c.ID, Result: handoffResult(st.name, to.decl.Name, reason)}
+			results[i] = chat.ToolResult{CallID: c.ID, Result: handoffResult(ask.name, to.decl.Name, reason)}
 		case strings.HasPrefix(c.Name, HandoffToolPrefix):
 			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s", to.decl.Name)}
 		default:
 			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s, which decides what to do", to.decl.Name)}
 		}
 	}
-	conv.handoff = &pendingHandoff{to: to, reason: reason}
+	r.handoff = &pendingHandoff{to: to, reason: reason}
 	return results, true
 }
 
@@ -321,15 +336,10 @@ func decodeReason(args json.RawMessage) (string, error) {
 // the stages of to's pipeline below the conversation. The run settings of the caller (the Settings option) are
 // not carried: they were written for the agent the caller named.
 func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversationRun) (*runState, chat.Client, error) {
-	st := &runState{h: to, name: to.decl.Name}
-	st.input = runInput{settingsID: from.input.settingsID, conversationID: from.input.conversationID,
-		mode: from.mode, modeSet: true}
-	st.mode = from.mode
-	st.standing = slices.Clone(from.standing)
-	st.run = toolset.Run{SettingsID: from.run.SettingsID, ConversationID: from.run.ConversationID, RunID: from.run.RunID,
-		Agent: to.decl.Name, Mode: from.mode}
-	st.storedHistory = from.storedHistory
-	client, err := to.resolve(ctx, st)
+	st := &runState{}
+	st.ask.continued(to, &from.ask, from.session.mode())
+	st.session.continueFrom(&from.session, to.decl.Name)
+	client, err := to.resolve(ctx, st, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handing the conversation to agent %s: %w", to.decl.Name, err)
 	}
@@ -339,30 +349,29 @@ func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversa
 // switchTo makes st the conversation's run from now on: its steps are stored under st's agent, and steering for
 // the conversation reaches it through its host.
 func (c *conversationRun) switchTo(ctx context.Context, st *runState) context.Context {
-	if c.first == nil {
-		c.first = c.st
+	r := &c.routing
+	if r.first == nil {
+		r.first = c.st
 	}
-	c.h.live.remove(c)
-	c.h, c.st = st.h, st
-	c.routed = true
-	c.first.last = st
-	st.h.live.add(c)
-	return context.WithValue(ctx, convKey{st.h}, c)
+	c.runAs(st)
+	r.routed = true
+	return context.WithValue(ctx, convKey{st.ask.h}, c)
 }
 
 // route sends the conversation's run to the agent that answered last, when that is not the host's own: found
 // among the hosts h may hand off to, or an [UnknownAgentError]. It returns the run to start instead, or p.
 func (h *Host) route(ctx context.Context, p prepared, conv *conversationRun) (prepared, error) {
-	if conv.lastAgent == "" {
+	r := &conv.routing
+	if r.lastAgent == "" {
 		return p, nil
 	}
-	conv.routed = true
-	if conv.lastAgent == h.decl.Name {
+	r.routed = true
+	if r.lastAgent == h.decl.Name {
 		return p, nil
 	}
-	to := h.findAgent(conv.lastAgent)
+	to := h.findAgent(r.lastAgent)
 	if to == nil {
-		return p, &UnknownAgentError{ConversationID: conv.id, Agent: conv.lastAgent, Host: h.decl.Name}
+		return p, &UnknownAgentError{ConversationID: conv.id, Agent: r.lastAgent, Host: h.decl.Name}
 	}
 	st, stages, err := to.continueWith(ctx, p.st, conv)
 	if err != nil {
@@ -370,8 +379,8 @@ func (h *Host) route(ctx context.Context, p prepared, conv *conversationRun) (pr
 	}
 	_ = conv.switchTo(ctx, st)
 	// The routed run is the run, and its state the Result's: it is no handoff within the run.
-	conv.first, p.st.last = nil, nil
-	return prepared{st: st, client: &conversationClient{next: stages, conv: conv}, opts: &st.opts}, nil
+	r.first = nil
+	return prepared{st: st, client: &conversationClient{next: stages, conv: conv}, opts: &st.ask.opts, conv: conv}, nil
 }
 
 // flushHandoff stores the handoff call's result under the agent that made it, before the next agent's first
@@ -395,11 +404,12 @@ func (c *conversationRun) flushHandoff(ctx context.Context, msgs []chat.Message)
 // respond runs the conversation's run through next, then through each agent it is handed to, and returns the
 // whole run's response: every agent's messages, in order. emit, when not nil, receives a streaming run's updates.
 func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
+	r := &c.routing
 	resp, err := callNext(ctx, next, msgs, opts, emit, false)
-	for err == nil && c.handoff != nil {
-		h := c.handoff
-		c.handoff = nil
-		c.hops++
+	for err == nil && r.handoff != nil {
+		h := r.handoff
+		r.handoff = nil
+		r.hops++
 		if resp != nil {
 			msgs = append(slices.Clip(msgs), resp.Messages...)
 		}
@@ -414,8 +424,8 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 		}
 		ctx = c.switchTo(ctx, st)
 		var more *chat.Response
-		more, err = callNext(ctx, stages, msgs, &st.opts, emit, false)
-		c.first.addUsage(st.totalUsage())
+		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)
+		r.first.usage.add(st.usage.total())
 		resp = joinResponses(resp, more)
 	}
 	if err == errStopped {

@@ -13,19 +13,25 @@ import (
 // steering input and approval requests hold a JSON array of messages (chat.MarshalMessages); the others hold the
 // objects below.
 
-// runStartData is the data of an EntryRunStart.
+// savedState is what a conversation's later runs resume from, as a run's start, end and summary entries store it:
+// the mode, the standing approvals and, once the conversation has been handed off, the agent that answered last.
+type savedState struct {
+	Mode     string         `json:"mode"`
+	Standing []standingData `json:"standing,omitempty"`
+	// Agent is the agent that answered last, once the conversation has been handed off: the next run goes to it.
+	Agent string `json:"agent,omitempty"`
+}
+
+// runStartData is the data of an EntryRunStart: the mode the run starts in.
 type runStartData struct {
-	Mode string `json:"mode"`
+	savedState
 }
 
 // runEndData is the data of an EntryRunEnd: what the next run resumes from.
 type runEndData struct {
-	Mode     string         `json:"mode"`
-	Standing []standingData `json:"standing,omitempty"`
-	Pending  int            `json:"pending,omitempty"`
-	Error    string         `json:"error,omitempty"`
-	// Agent is the agent that answered last, once the conversation has been handed off: the next run goes to it.
-	Agent string `json:"agent,omitempty"`
+	savedState
+	Pending int    `json:"pending,omitempty"`
+	Error   string `json:"error,omitempty"`
 	// Usage is the tokens the run's model calls took, for people and pages reading the conversation: no run
 	// reads it back.
 	Usage *usageData `json:"usage,omitempty"`
@@ -43,13 +49,11 @@ type usageData struct {
 	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
 }
 
-// summaryData is the data of an EntrySummary: the messages that stand for everything before it, and the mode and
-// standing approvals a later run would otherwise not find, since it reads nothing before the summary.
+// summaryData is the data of an EntrySummary: the messages that stand for everything before it, and the state a
+// later run would otherwise not find, since it reads nothing before the summary.
 type summaryData struct {
 	Messages []chat.Message `json:"messages"`
-	Mode     string         `json:"mode"`
-	Standing []standingData `json:"standing,omitempty"`
-	Agent    string         `json:"agent,omitempty"`
+	savedState
 }
 
 // standingData is a standing approval as stored.

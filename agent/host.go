@@ -268,7 +268,7 @@ func (h *Host) RunStream(ctx context.Context, opts ...RunOption) iter.Seq2[chat.
 				collect(u, nil)
 			}
 		})
-		usage = p.st.totalUsage()
+		usage = p.st.usage.total()
 		if in.into != nil {
 			*in.into = *p.result(in, resp)
 		}
@@ -283,6 +283,7 @@ type prepared struct {
 	st     *runState
 	client chat.Client
 	opts   *chat.Options
+	conv   *conversationRun // nil for a run without a conversation
 }
 
 // preparedInput is the run's messages.
@@ -294,11 +295,11 @@ type preparedInput struct {
 
 func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 	last := p.st
-	if p.st.last != nil {
-		last = p.st.last // the run was handed off: the last agent's state is the run's
+	if p.conv != nil {
+		last = p.conv.st // the run may have been handed off: the last agent's state is the run's
 	}
-	res := &Result{Mode: last.mode, Pending: last.pending, Usage: p.st.totalUsage(), Agent: last.name}
-	res.Cost, _ = p.st.runCost()
+	res := &Result{Mode: last.session.mode(), Pending: last.session.pending, Usage: p.st.usage.total(), Agent: last.ask.name}
+	res.Cost, _ = p.st.costs.runCost()
 	res.Messages = in.msgs
 	if resp != nil {
 		res.Messages = append(slices.Clip(in.msgs), resp.Messages...)
@@ -312,8 +313,8 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, preparedInput, error) {
 	// The run's state holds what would otherwise be allocated one by one: the options' target, the resolved
 	// settings, the chat options and the pipeline's stages.
-	st := &runState{h: h, name: h.decl.Name}
-	ri := &st.input
+	st := &runState{}
+	ri := st.ask.begin(h)
 	for _, o := range opts {
 		if o != nil {
 			o(ri)
@@ -329,26 +330,26 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 		return prepared{}, in, ri.err
 	}
 
-	st.mode = ri.mode
-	st.standing = ri.standing // inherited by a sub-agent's run from its caller (see AsTool)
-	st.run = toolset.Run{SettingsID: ri.settingsID, ConversationID: ri.conversationID, RunID: newRunID(),
-		Agent: h.decl.Name, Mode: ri.mode}
+	// The standing approvals are inherited by a sub-agent's run from its caller (see AsTool).
+	st.session.start(toolset.Run{SettingsID: ri.settingsID, ConversationID: ri.conversationID, RunID: newRunID(),
+		Agent: h.decl.Name, Mode: ri.mode}, ri.standing)
 
-	if err := h.claimFirst(ctx, st, in.msgs); err != nil {
+	claimed, err := h.claimFirst(ctx, st, in.msgs)
+	if err != nil {
 		return prepared{}, in, err
 	}
-	client, err := h.resolve(ctx, st)
+	client, err := h.resolve(ctx, st, claimed)
 	if err != nil {
-		st.claimed.drop()
+		claimed.drop()
 		return prepared{}, in, err
 	}
 	// The conversation comes last: nothing after it can fail and leave it claimed.
-	conv, err := h.openConversation(ctx, st, &in)
+	conv, err := h.openConversation(ctx, st, &in, claimed)
 	if err != nil {
-		st.claimed.drop() // claimed by claimFirst, for a run refused before it took the claim over
+		claimed.drop() // claimed by claimFirst, for a run refused before it took the claim over
 		return prepared{}, in, err
 	}
-	p := prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.opts}
+	p := prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.ask.opts, conv: conv}
 	if conv != nil {
 		// The conversation's next run goes to the agent that answered last, under the claim taken here.
 		if p, err = h.route(ctx, p, conv); err != nil {
@@ -361,13 +362,14 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 
 // resolve layers a run's settings (code defaults, the stored settings, the run's), creates its tools and options,
 // and returns its provider's client.
-func (h *Host) resolve(ctx context.Context, st *runState) (chat.Client, error) {
-	ri := &st.input
+func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (chat.Client, error) {
+	a := &st.ask
+	ri := &a.input
 	// Settings layers: code defaults, then the stored settings, then the run's.
-	st.resolved = codeDefaults(h.agent)
-	r := &st.resolved
+	a.resolved = codeDefaults(h.agent)
+	r := &a.resolved
 	if h.cfg.Settings != nil && ri.settingsID != "" {
-		doc, err := st.claimed.settings(ctx, h, ri.settingsID)
+		doc, err := claimed.settings(ctx, h, ri.settingsID)
 		if err != nil {
 			return nil, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
 		}
@@ -378,20 +380,18 @@ func (h *Host) resolve(ctx context.Context, st *runState) (chat.Client, error) {
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
 		return nil, err
 	}
-	st.limits = r.limits
-	st.remaining = r.limits.maxIterations
-
-	tools, err := h.tools(ctx, st, r.toolLayers)
+	tools, hidden, err := h.tools(ctx, &st.session.run, r.toolLayers)
 	if err != nil {
 		return nil, err
 	}
-	if tools, err = h.handoffTools(st, tools); err != nil {
+	a.hidden = hidden
+	if tools, err = h.handoffTools(ri.conversationID, tools); err != nil {
 		return nil, err
 	}
-	st.opts = r.opts // a copy: the agent's recorded defaults stay as they are
-	st.opts.Tools = tools
+	a.opts = r.opts // a copy: the agent's recorded defaults stay as they are
+	a.opts.Tools = tools
 
-	return h.runClient(ctx, r.provider, st.opts.Model, r.fallback)
+	return h.runClient(ctx, r.provider, a.opts.Model, r.fallback)
 }
 
 // runClient returns the client a run calls: its model's, tried again as Config.Retry says, then each model of
@@ -503,16 +503,15 @@ func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Too
 
 // tools creates the tools a run offers, by the composition's rules (see [toolset.Combine]): each use's tools
 // narrowed by its picks, then Config.Tools, each with its layered settings overrides. A name offered twice fails
-// the run with a *toolset.ConflictError that lists every conflict and every source. The names filters hid are kept
-// in st, so that the model is told such a tool is not available rather than unknown.
-func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]json.RawMessage) ([]*toolset.Tool, error) {
-	out, hidden, err := h.offer.ToolsHidden(ctx, &st.run)
+// the run with a *toolset.ConflictError that lists every conflict and every source. It also returns the names
+// filters hid, so that the model is told such a tool is not available rather than unknown.
+func (h *Host) tools(ctx context.Context, run *toolset.Run, overrides map[string][]json.RawMessage) ([]*toolset.Tool, []string, error) {
+	out, hidden, err := h.offer.ToolsHidden(ctx, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	st.hidden = hidden
 	if len(overrides) == 0 {
-		return out, nil
+		return out, hidden, nil
 	}
 	used := 0
 	for i, t := range out {
@@ -526,23 +525,62 @@ func (h *Host) tools(ctx context.Context, st *runState, overrides map[string][]j
 		used++
 		c, err := t.WithOverrides(layers...)
 		if err != nil {
-			return nil, &SettingsError{Layer: "tool", Key: t.Name, Err: err}
+			return nil, nil, &SettingsError{Layer: "tool", Key: t.Name, Err: err}
 		}
 		out[i] = c
 	}
 	if used < len(overrides) {
 		var unknown []string
 		for k := range overrides {
-			if findTool(out, k) == nil && findToolID(out, k) == nil && !st.picked(k) && !slices.Contains(st.hidden, k) {
+			if findTool(out, k) == nil && findToolID(out, k) == nil && !h.picked(k) && !slices.Contains(hidden, k) {
 				unknown = append(unknown, k)
 			}
 		}
 		if len(unknown) > 0 {
 			slices.Sort(unknown)
-			return nil, &SettingsError{Layer: "tool", Key: strings.Join(unknown, ", "), Err: fmt.Errorf("no offered tool has this name or ID")}
+			return nil, nil, &SettingsError{Layer: "tool", Key: strings.Join(unknown, ", "), Err: fmt.Errorf("no offered tool has this name or ID")}
 		}
 	}
-	return out, nil
+	return out, hidden, nil
+}
+
+// picked reports whether one of the agent's picks leaves out a tool called name.
+func (h *Host) picked(name string) bool {
+	for _, u := range h.uses {
+		if slices.Contains(u.exclude, name) || (len(u.include) > 0 && !slices.Contains(u.include, name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// runAsk is what a run was asked: the host and agent, the run's options, its resolved settings and chat options,
+// and the tools filters hid. It is filled in while the run is prepared (begin, Host.resolve) and never changed
+// after; the stages read it.
+//
+//typeshift:owned
+type runAsk struct {
+	h        *Host
+	name     string // the agent's name, for author names
+	input    runInput
+	resolved resolved
+	opts     chat.Options
+	// hidden are the names of tools a toolset.Filter in the run's sources hid (the agent's picks among them): a
+	// call to one is answered as not available, never as unknown.
+	hidden []string
+}
+
+// begin starts the ask of a run of h's agent and returns where its options go.
+func (a *runAsk) begin(h *Host) *runInput {
+	a.h, a.name = h, h.decl.Name
+	return &a.input
+}
+
+// continued starts the ask of a run handed to h's agent: the conversation and tenant of the run it continues, in
+// its mode.
+func (a *runAsk) continued(h *Host, from *runAsk, mode string) {
+	a.h, a.name = h, h.decl.Name
+	a.input = runInput{settingsID: from.input.settingsID, conversationID: from.input.conversationID, mode: mode, modeSet: true}
 }
 
 func newRunID() string {

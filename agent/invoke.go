@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -76,28 +77,46 @@ func (h *Host) baseInvoke(ctx context.Context, tool *toolset.Tool, call *toolset
 	}
 }
 
+// toolRunner is the tool-invocation chain of one run, which the approval stage and the tool loop share: the
+// telemetry's execute_tool span, then the host's invoker (Config.ToolMiddleware, the store's mark of an approved
+// call as started, Host.baseInvoke), then the result the model reads.
+type toolRunner struct {
+	h       *Host
+	run     *toolset.Run // read: the run the tools see
+	session *session     // read: the standing approvals a sub-agent inherits
+	usage   *usageMeter  // a sub-agent's usage is added to it
+	costs   *meterState  // a sub-agent's cost is added to it, under Config.Meter
+}
+
 // invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
-func (st *runState) invoke(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) (chat.ToolResult, error) {
-	tc := &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &st.run}
+func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) (chat.ToolResult, error) {
+	tc := &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: r.run}
 	if len(tc.Arguments) == 0 {
 		tc.Arguments = emptyObject
 	}
 	if tool.State != nil && tool.State.Delegate != nil {
-		ctx = withCaller(ctx, st) // a sub-agent tool runs its delegate as this run (see AsTool)
+		ctx = withCaller(ctx, r.inheritance()) // a sub-agent tool runs its delegate as this run (see AsTool)
 	}
 	var span *telemetry.ToolSpan
-	if tel := st.h.cfg.Telemetry; tel != nil {
+	if tel := r.h.cfg.Telemetry; tel != nil {
 		ctx, span = tel.StartTool(ctx, call, tool.Description)
 	}
-	res, err := st.h.invoker(ctx, tool, tc)
+	res, err := r.h.invoker(ctx, tool, tc)
 	span.End(res, err)
 	if err != nil {
-		return storableResult(chat.ToolResult{CallID: call.ID, Error: st.h.errorText(ctx, tool, err)}), err
+		return storableResult(chat.ToolResult{CallID: call.ID, Error: r.h.errorText(ctx, tool, err)}), err
 	}
 	if c, ok := toolset.ParseContent(res); ok { // images and audio reach the model as a line each, not as base64
 		res = tooljson.AppendString(nil, c.Text())
 	}
-	return storableResult(chat.ToolResult{CallID: call.ID, Result: st.h.capResult(res)}), nil
+	return storableResult(chat.ToolResult{CallID: call.ID, Result: r.h.capResult(res)}), nil
+}
+
+// inheritance is what a sub-agent's run inherits from this run: a copy of its standing approvals (approvals the
+// delegate's own history adds must not reach the caller's backing array), its usage meter and Config.Meter's part.
+// The mode and the tenant travel in the call's toolset.Run.
+func (r *toolRunner) inheritance() *inherited {
+	return &inherited{standing: slices.Clone(r.session.standing), usage: r.usage, costs: r.costs}
 }
 
 var emptyObject = json.RawMessage("{}")

@@ -191,11 +191,11 @@ type claimed struct {
 // claimFirst claims the run's conversation, loads it and reads the agent's stored settings in one round trip,
 // when the store can and the run's settings come from it; openConversation goes on from there. Otherwise it does
 // nothing, and openConversation claims, or refuses the run with nothing claimed.
-func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Message) error {
-	ri := &st.input
+func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Message) (*claimed, error) {
+	ri := &st.ask.input
 	cl, ok := h.cfg.Store.(storage.ClaimLoader)
 	if !ok || ri.conversationID == "" || ri.settingsID == "" || len(ri.history) > 0 || checkConversationInput(input) != nil {
-		return nil
+		return nil, nil
 	}
 	var kinds []string
 	if h.storeSettings {
@@ -203,12 +203,12 @@ func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Messag
 	}
 	c, err := h.newConversationRun(ctx, st, h.leaseTTL())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), c.ttl, kinds...)
 	if got.Claim.Token == "" {
 		c.stopWatching()
-		return &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
+		return nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 	}
 	c.took(got.Claim)
 	c.keeper.add(c)
@@ -223,8 +223,7 @@ func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Messag
 	if d, ok := got.Settings[h.decl.SettingsKind]; ok {
 		p.doc = &d
 	}
-	st.claimed = p
-	return nil
+	return p, nil
 }
 
 // settings returns the agent's stored settings: those claimFirst read, or what Config.Settings gives.
@@ -257,7 +256,7 @@ func (h *Host) leaseTTL() time.Duration {
 // signals already: watching before claiming means that every steering input accepted under the claim signals
 // the run. Input queued under an earlier run's claim that crashed is in the conversation once the claim succeeds.
 func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Duration) (*conversationRun, error) {
-	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.input.settingsID, id: st.input.conversationID,
+	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.ask.input.settingsID, id: st.ask.input.conversationID,
 		ttl: ttl, stopped: make(chan struct{}), wake: make(chan struct{}, 1), keeper: &h.leases}
 	if err := c.watchSteering(ctx); err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "watching for steering input", Err: err}
@@ -272,9 +271,8 @@ func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Du
 // claimConversation returns the run's claimed conversation: the one claimFirst claimed, or one claimed now, and
 // loaded too when the store can do both in one round trip ([storage.ClaimLoader]): loaded tells, and loadErr is
 // the load's error. The claim is renewed from now on; err is the claim's.
-func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Duration) (c *conversationRun, entries []storage.Entry, loaded bool, loadErr, err error) {
-	if p := st.claimed; p != nil {
-		st.claimed = nil
+func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Duration, claimed *claimed) (c *conversationRun, entries []storage.Entry, loaded bool, loadErr, err error) {
+	if p := claimed; p != nil {
 		return p.c, p.entries, true, p.loadErr, nil
 	}
 	if c, err = h.newConversationRun(ctx, st, ttl); err != nil {
@@ -307,9 +305,9 @@ func (c *conversationRun) stopWatching() {
 // what no store holds (storableEntries).
 func (c *conversationRun) stamp(entries []storage.Entry) {
 	for i := range entries {
-		entries[i].RunID, entries[i].Agent = c.st.run.RunID, c.st.name
+		entries[i].RunID, entries[i].Agent = c.st.session.run.RunID, c.st.ask.name
 		if entries[i].Author == "" {
-			entries[i].Author = c.st.name
+			entries[i].Author = c.st.ask.name
 		}
 	}
 	storableEntries(entries)

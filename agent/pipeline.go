@@ -2,23 +2,67 @@ package agent
 
 import "github.com/typeshift-go/typeshift/agent/chat"
 
-// pipeline builds one run's chain of chat.Client decorators, outermost first:
+// runState is one run of one agent, in parts, allocated at once. Each part is declared in the file that writes it
+// (the rule of internal/archtest); the stages are given below, by pointer, the parts they may touch, and reach
+// the others not at all.
 //
-//	the conversation          claims, loads and ends a run's stored conversation (conversation.go)
-//	run middleware            Config.Middleware, around each pass
-//	context providers         instructions, messages and tools on a copy of the options
-//	approval and modes        binds answers, decides requests, restricts tools in plan mode
-//	author names              the agent's name on every message
-//	the tool loop             model calls and tool calls, bounded by the run's budget
-//	checkpoints               each step stored before the next model call (checkpoint.go)
-//	unique call ids           repeated call ids made unique, against the run's whole history
-//	Config.Inner              compaction belongs here, below the unique call ids, which must see what it removes
-//	cache hints               the stable prefix marked for prompt caching (cachehints.go)
-//	the meter                 Config.Meter: asked before each model call, told its usage after (budget.go)
-//	retry and fallback        each model tried again as Config.Retry says, then the fallback list's (Host.runClient)
-//	the provider's client     instrumented by Config.Telemetry and Config.Instrument (see Host.client)
+//	part      file          written by                                   read by
+//	ask       host.go       the host, while the run is prepared          every stage
+//	session   session.go    the host (start, load), the approval stage   the tool loop, the checkpoint, the Result
+//	rounds    toolloop.go   the tool loop                                the approval stage
+//	usage     usage.go      the tool loop, sub-agents (concurrently)     the Result, the conversation's end
+//	shown     approvals.go  the approval stage                           the tool loop
+//	costs     budget.go     the meter stage, sub-agents                  the Result, the conversation's end
+//	stages    pipeline.go   pipeline and stages, once                    —
+type runState struct {
+	ask     runAsk
+	session session
+	rounds  rounds
+	usage   usageMeter
+	shown   shownTools
+	costs   *meterState // nil without Config.Meter
+	stages  stages
+}
+
+// stages are the values of a run's stages, kept in its state so that they are allocated with it.
+type stages struct {
+	tools     toolRunner
+	approvals approvals
+	authors   authorNames
+	loop      toolLoop
+	ids       uniqueCallIDs
+}
+
+// pipeline builds one run's chain of chat.Client decorators, outermost first, each given the parts of the run it
+// reads or writes. It is the one list of the stages:
 //
-// conv is nil for a run without a conversation, which has neither the conversation nor the checkpoints.
+//	stage                 parts                             job
+//	the conversation      conv                              claims, loads and ends a run's stored conversation,
+//	                                                        and goes on with each agent a handoff names: the
+//	                                                        handoff loop (conversationRun.respond, handoff.go)
+//	the meter's end       costs                             Config.Meter told when the run's agent is done (budget.go)
+//	run middleware        —                                 Config.Middleware, around each pass
+//	context providers     session.run (read)                instructions, messages and tools on a copy of the options
+//	approval and modes    session, rounds (read), shown,    binds answers, decides requests, restricts tools in
+//	                      tools                             plan mode, runs the calls it decides
+//	author names          ask.name                          the agent's name on every message
+//	the tool loop         rounds, usage, shown (read),      model calls and tool calls, bounded by the run's rounds;
+//	                      session (read), tools, routing    a handoff call is recorded in the conversation's routing
+//	checkpoints           conv                              each step stored before the next model call (checkpoint.go)
+//	unique call ids       —                                 repeated call ids made unique, against the run's whole history
+//	Config.Inner          —                                 compaction belongs here, below the unique call ids
+//	cache hints           —                                 the stable prefix marked for prompt caching (cachehints.go)
+//	the meter             costs                             Config.Meter: asked before each model call, told its usage
+//	                                                        after (budget.go)
+//	retry and fallback    —                                 each model tried again as Config.Retry says, then the
+//	                                                        fallback list's (Host.runClient)
+//	the provider's client —                                 instrumented by Config.Telemetry and Config.Instrument
+//
+// The tool-invocation chain (tools above), which the approval stage and the tool loop share (invoke.go), is:
+// telemetry's execute_tool span, Config.ToolMiddleware outermost first, the store's mark of an approved call as
+// started (useStore), then the tool under Config.ToolTimeout (Host.baseInvoke).
+//
+// conv is nil for a run without a conversation, which has neither the conversation, the checkpoints nor a routing.
 func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
 	c := h.stages(st, provider, conv)
 	if conv != nil {
@@ -30,17 +74,25 @@ func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRu
 // stages builds the pipeline below the conversation: what an agent a run is handed to runs, under the
 // conversation of the run it continues (see handoff.go).
 func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
-	st.ids = uniqueCallIDs{next: chat.Chain(cacheHints{h.metered(st, provider, conv)}, h.cfg.Inner...)}
-	var inner chat.Client = &st.ids
+	st.rounds = newRounds(st.ask.resolved.limits)
+	st.costs = h.newMeterState(st, conv)
+	s := &st.stages
+	s.ids = uniqueCallIDs{next: chat.Chain(cacheHints{metered(st.costs, provider)}, h.cfg.Inner...)}
+	var inner chat.Client = &s.ids
+	var routing *routing
 	if conv != nil {
 		inner = &checkpoint{next: inner, conv: conv}
+		routing = &conv.routing
 	}
-	st.loop = toolLoop{next: inner, st: st}
-	st.authors = authorNames{next: &st.loop, name: st.name}
-	st.approvals = approvals{next: &st.authors, st: st}
-	var c chat.Client = &st.approvals
+	s.tools = toolRunner{h: h, run: &st.session.run, session: &st.session, usage: &st.usage, costs: st.costs}
+	s.loop = toolLoop{next: inner, ask: &st.ask, rounds: &st.rounds, usage: &st.usage, session: &st.session,
+		shown: &st.shown, tools: &s.tools, routing: routing}
+	s.authors = authorNames{next: &s.loop, name: st.ask.name}
+	s.approvals = approvals{next: &s.authors, ask: &st.ask, session: &st.session, rounds: &st.rounds,
+		shown: &st.shown, tools: &s.tools}
+	var c chat.Client = &s.approvals
 	if len(h.cfg.ContextProviders) > 0 {
-		c = &contextClient{next: c, st: st, providers: h.cfg.ContextProviders}
+		c = &contextClient{next: c, run: &st.session.run, providers: h.cfg.ContextProviders}
 	}
-	return st.meterEnd(runMiddleware(c, h.cfg.Middleware))
+	return meterEnd(st.costs, runMiddleware(c, h.cfg.Middleware))
 }

@@ -48,9 +48,9 @@ func newExitPlanTool() *toolset.Tool {
 	}
 }
 
-// modeOptions narrows the options to what the run's mode offers. Outside plan mode they pass unchanged.
-func (st *runState) modeOptions(opts *chat.Options) *chat.Options {
-	if st.mode != ModePlan {
+// modeOptions narrows the options to what the run's mode offers, exitPlan among them in plan mode. Outside plan mode they pass unchanged.
+func modeOptions(mode string, exitPlan *toolset.Tool, opts *chat.Options) *chat.Options {
+	if mode != ModePlan {
 		return opts
 	}
 	o := opts.Clone()
@@ -60,7 +60,7 @@ func (st *runState) modeOptions(opts *chat.Options) *chat.Options {
 			o.Tools = append(o.Tools, t)
 		}
 	}
-	o.Tools = append(o.Tools, st.h.exitPlan)
+	o.Tools = append(o.Tools, exitPlan)
 	if o.Instructions != "" {
 		o.Instructions += "\n\n"
 	}

@@ -45,43 +45,33 @@ func DenyTool(toolID string) Rule {
 }
 
 // decide answers what it can of a request: the host's rules in order, then the standing approvals, then auto mode.
-func (st *runState) decide(ctx context.Context, tool *toolset.Tool, req chat.ApprovalRequest) Decision {
+func (s *session) decide(ctx context.Context, rules []Rule, tool *toolset.Tool, req chat.ApprovalRequest) Decision {
 	if tool != nil {
-		for _, r := range st.h.cfg.Rules {
+		for _, r := range rules {
 			if d := r(ctx, tool, req.Call); d != Ask {
 				return d
 			}
 		}
 	}
 	var canon string
-	for _, s := range st.standing {
-		if s.toolID != req.ToolID {
+	for _, a := range s.standing {
+		if a.toolID != req.ToolID {
 			continue
 		}
-		if s.args == "" {
+		if a.args == "" {
 			return Allow
 		}
 		if canon == "" {
 			canon = canonicalJSON(req.Call.Arguments)
 		}
-		if s.args == canon {
+		if a.args == canon {
 			return Allow
 		}
 	}
-	if st.mode == ModeAuto {
+	if s.mode() == ModeAuto {
 		return Allow
 	}
 	return Ask
-}
-
-// stand records a standing approval given with an answer.
-func (st *runState) stand(req chat.ApprovalRequest, scope chat.Standing) {
-	switch scope {
-	case chat.ForTool:
-		st.standing = append(st.standing, standingApproval{toolID: req.ToolID})
-	case chat.ForArguments:
-		st.standing = append(st.standing, standingApproval{toolID: req.ToolID, args: canonicalJSON(req.Call.Arguments)})
-	}
 }
 
 // idOfTool is toolID under a name the rules' parameters do not shadow.

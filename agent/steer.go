@@ -127,7 +127,7 @@ func (c *conversationRun) takeSteering(ctx context.Context) ([]chat.Message, err
 	c.mu.Lock()
 	claim := c.claim
 	c.mu.Unlock()
-	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.run.RunID, Agent: c.st.name, Author: "user"})
+	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.session.run.RunID, Agent: c.st.ask.name, Author: "user"})
 	if err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "taking in steering input", Err: err}
 	}

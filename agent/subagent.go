@@ -166,16 +166,26 @@ func (e *SubAgentApprovalError) Error() string {
 	return msg
 }
 
-// callerKey is the context key of the run that invokes a tool with a delegate, set by runState.invoke.
+// callerKey is the context key of what a sub-agent inherits from the run that invokes a tool with a delegate, set
+// by toolRunner.invoke.
 type callerKey struct{}
+
+// inherited is what a sub-agent's run inherits from the run that called it, and the only part of that run it
+// reaches: the standing approvals (a copy), the usage meter its usage is added to, and Config.Meter's part of the
+// run, which its cost is added to.
+type inherited struct {
+	standing []standingApproval
+	usage    *usageMeter
+	costs    *meterState // Config.Meter's part of the run, or nil
+}
 
 // depthKey is the context key of the nesting depth of a sub-agent's run: 1 for a delegate of the first run.
 type depthKey struct{}
 
-// withCaller returns ctx carrying the run that invokes a tool, so that a sub-agent tool can run its delegate with
-// the run's standing approvals and report its usage to it.
-func withCaller(ctx context.Context, st *runState) context.Context {
-	return context.WithValue(ctx, callerKey{}, st)
+// withCaller returns ctx carrying what a sub-agent inherits from the run that invokes a tool, so that a sub-agent
+// tool can run its delegate with the run's standing approvals and report its usage to it.
+func withCaller(ctx context.Context, in *inherited) context.Context {
+	return context.WithValue(ctx, callerKey{}, in)
 }
 
 // inheritStanding seeds a sub-agent's run with the standing approvals of the run that called it.
@@ -203,15 +213,14 @@ func (s *subAgent) invoke(ctx context.Context, call *toolset.Call) (json.RawMess
 	if r := call.Run; r != nil {
 		opts = append(opts, SettingsID(r.SettingsID), Mode(r.Mode))
 	}
-	caller, _ := ctx.Value(callerKey{}).(*runState)
+	caller, _ := ctx.Value(callerKey{}).(*inherited)
 	if caller != nil && len(caller.standing) > 0 {
-		// A copy: approvals the delegate's own history adds must not reach the caller's backing array.
-		opts = append(opts, inheritStanding(slices.Clone(caller.standing)))
+		opts = append(opts, inheritStanding(caller.standing))
 	}
 	res, err := s.host.Run(ctx, opts...)
 	if caller != nil && res != nil && ctx.Err() == nil {
-		caller.addCost(res.Cost)
-		caller.addUsage(res.Usage) // not for a call the caller abandoned at its timeout: its run may be over
+		caller.costs.addCost(res.Cost)
+		caller.usage.add(res.Usage) // not for a call the caller abandoned at its timeout: its run may be over
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agent %s failed: %w", s.host.Name(), err)

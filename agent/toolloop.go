@@ -17,8 +17,41 @@ import (
 // calls, a call needs approval, or the run's budget is spent. Each call to it is one pass; the approval layer
 // above may start several passes in one run, and they share the run's budget.
 type toolLoop struct {
-	next chat.Client
-	st   *runState
+	next    chat.Client
+	ask     *runAsk     // read: the host, the tools filters hid
+	rounds  *rounds     // the run's model calls and retries
+	usage   *usageMeter // each model call's usage
+	session *session    // read: the mode, for the answer to a call of a hidden tool
+	shown   *shownTools // read: the tools the approval stage was given
+	tools   *toolRunner // the tool-invocation chain
+	routing *routing    // where a handoff call is recorded; nil without a conversation
+
+	out     chat.Response // the pass's response, reused from pass to pass
+	outs    []outcome     // the per-call outcomes, reused from round to round
+	outsBuf [4]outcome
+}
+
+// rounds is what is left of a run's model calls, and its count of retries and failing rounds, against its limits.
+// It is the tool loop's; the approval stage reads what is left.
+//
+//typeshift:owned
+type rounds struct {
+	limits        limits
+	remaining     int            // model calls left in the run's budget
+	retries       map[string]int // consecutive retry steps by tool ID
+	failingRounds int
+}
+
+// newRounds is a run's rounds under its limits.
+func newRounds(l limits) rounds { return rounds{limits: l, remaining: l.maxIterations} }
+
+// left is how many model calls the run may still make.
+func (b *rounds) left() int { return b.remaining }
+
+// take spends one model call and reports whether it is the last.
+func (b *rounds) take() (last bool) {
+	b.remaining--
+	return b.remaining == 0
 }
 
 func (l *toolLoop) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
@@ -33,25 +66,23 @@ func (l *toolLoop) Stream(ctx context.Context, msgs []chat.Message, opts *chat.O
 const iterationLimitText = "not run: the run has used all its model calls, so no more tools can be called"
 
 func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
-	st := l.st
 	// The request grows by the pass's messages; the pass's response is the tail of the request.
-	out := &st.loopOut // the approval stage reads it before it starts another pass
+	out := &l.out // the approval stage reads it before it starts another pass
 	*out = chat.Response{}
 	req := make([]chat.Message, len(msgs), len(msgs)+4)
 	copy(req, msgs)
 	defer func() { out.Messages = req[len(msgs):len(req):len(req)] }()
-	for st.remaining > 0 {
-		last := st.remaining == 1
+	for l.rounds.left() > 0 {
+		last := l.rounds.take()
 		o := opts
 		if last && len(opts.Tools) > 0 {
 			// The last model call offers no tools; the caller's options stay as they are.
 			o = opts.Clone()
 			o.Tools, o.ToolChoice, o.ParallelToolCalls = nil, "", nil
 		}
-		st.remaining--
 		resp, err := callNext(ctx, l.next, req, o, emit, true)
 		if resp != nil {
-			st.addUsage(resp.Usage)
+			l.usage.add(resp.Usage)
 			out.Usage = out.Usage.Add(resp.Usage)
 			out.ID, out.Model, out.FinishReason = resp.ID, resp.Model, resp.FinishReason
 		}
@@ -66,7 +97,7 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			req = append(req, resp.Messages...)
 			return out, nil
 		}
-		if results, ok := st.handOffCalls(ctx, calls, o.Tools); ok {
+		if results, ok := l.routing.handOffCalls(l.ask, calls, o.Tools); ok {
 			// A handoff ends the pass: the conversation layer goes on with the agent handed to.
 			if emit != nil && !emit(callsUpdate(resp.Messages[at])) {
 				return out, errStopped
@@ -167,14 +198,13 @@ type step struct {
 // classify answers unknown, hidden and malformed calls, turns the calls that need approval into requests, and
 // lists the calls to run.
 func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last bool) step {
-	st := l.st
-	if st.outs == nil {
-		st.outs = st.outsBuf[:0]
+	if l.outs == nil {
+		l.outs = l.outsBuf[:0]
 	}
-	if cap(st.outs) < len(calls) {
-		st.outs = make([]outcome, len(calls))
+	if cap(l.outs) < len(calls) {
+		l.outs = make([]outcome, len(calls))
 	}
-	s := step{results: make([]chat.Part, len(calls)), outs: st.outs[:len(calls)]}
+	s := step{results: make([]chat.Part, len(calls)), outs: l.outs[:len(calls)]}
 	clear(s.outs)
 	for i, c := range calls {
 		if last {
@@ -183,7 +213,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 		}
 		t := findTool(offered, c.Name)
 		if t == nil {
-			s.results[i] = chat.ToolResult{CallID: c.ID, Error: st.missingText(c.Name, offered)}
+			s.results[i] = chat.ToolResult{CallID: c.ID, Error: missingText(c.Name, offered, l.ask, l.session, l.shown)}
 			s.outs[i].failed = true
 			continue
 		}
@@ -200,7 +230,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 				s.outs[i].failed = true
 				continue
 			}
-			s.requests = append(s.requests, l.st.h.newRequest(c, toolID(t)))
+			s.requests = append(s.requests, l.ask.h.newRequest(c, toolID(t)))
 			s.outs[i].request = true
 			continue
 		}
@@ -213,8 +243,7 @@ func (l *toolLoop) classify(calls []chat.ToolCall, offered []*toolset.Tool, last
 // execute runs the step's calls, in order or concurrently, and returns the results of every answered call: those
 // waiting for approval have none yet.
 func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) ([]chat.Part, error) {
-	st := l.st
-	if st.limits.concurrentTools && s.toRun > 1 {
+	if l.rounds.limits.concurrentTools && s.toRun > 1 {
 		var wg sync.WaitGroup
 		for i := range s.outs {
 			if s.outs[i].toRun {
@@ -237,7 +266,7 @@ func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) (
 
 	err := ctx.Err()
 	if err == nil {
-		err = st.count(s.outs, s.results)
+		err = l.rounds.count(s.outs, s.results)
 	}
 	if len(s.requests) == 0 {
 		return s.results, err
@@ -253,7 +282,7 @@ func (l *toolLoop) execute(ctx context.Context, calls []chat.ToolCall, s step) (
 
 // run runs the step's call i and records its outcome.
 func (l *toolLoop) run(ctx context.Context, calls []chat.ToolCall, s step, i int) {
-	res, err := l.st.invoke(ctx, s.outs[i].tool, calls[i])
+	res, err := l.tools.invoke(ctx, s.outs[i].tool, calls[i])
 	s.results[i] = res
 	s.outs[i].ran = true
 	if err != nil {
@@ -267,7 +296,7 @@ func (l *toolLoop) run(ctx context.Context, calls []chat.ToolCall, s step, i int
 
 // count updates the retry counts and the consecutive failing rounds after a step, and ends the run when a limit is
 // passed.
-func (st *runState) count(outs []outcome, results []chat.Part) error {
+func (b *rounds) count(outs []outcome, results []chat.Part) error {
 	failed, lastErr := false, ""
 	for i, o := range outs {
 		if o.failed {
@@ -285,43 +314,43 @@ func (st *runState) count(outs []outcome, results []chat.Part) error {
 		}
 		id := toolID(o.tool)
 		if o.retry == "" {
-			if !o.failed && st.retries[id] > 0 && !slices.ContainsFunc(outs, func(p outcome) bool { return p.retry != "" && p.tool != nil && toolID(p.tool) == id }) {
-				delete(st.retries, id)
+			if !o.failed && b.retries[id] > 0 && !slices.ContainsFunc(outs, func(p outcome) bool { return p.retry != "" && p.tool != nil && toolID(p.tool) == id }) {
+				delete(b.retries, id)
 			}
 			continue
 		}
 		if slices.ContainsFunc(outs[:i], func(p outcome) bool { return p.retry != "" && toolID(p.tool) == id }) {
 			continue // counted already in this step
 		}
-		if st.retries == nil {
-			st.retries = make(map[string]int)
+		if b.retries == nil {
+			b.retries = make(map[string]int)
 		}
-		st.retries[id]++
-		if st.retries[id] > st.limits.maxRetries {
-			return &RetryLimitError{Tool: o.tool.Name, ToolID: id, Limit: st.limits.maxRetries, Message: o.retry}
+		b.retries[id]++
+		if b.retries[id] > b.limits.maxRetries {
+			return &RetryLimitError{Tool: o.tool.Name, ToolID: id, Limit: b.limits.maxRetries, Message: o.retry}
 		}
 	}
 	if !failed {
-		st.failingRounds = 0
+		b.failingRounds = 0
 		return nil
 	}
-	st.failingRounds++
-	if st.failingRounds >= max(st.limits.maxConsecutiveErrors, 1) {
-		return &ToolFailuresError{Rounds: st.failingRounds, Last: lastErr}
+	b.failingRounds++
+	if b.failingRounds >= max(b.limits.maxConsecutiveErrors, 1) {
+		return &ToolFailuresError{Rounds: b.failingRounds, Last: lastErr}
 	}
 	return nil
 }
 
 // missingText answers a call of a tool that is not offered: hidden (left out by the agent's picks, or by the mode)
 // or unknown.
-func (st *runState) missingText(name string, offered []*toolset.Tool) string {
-	if t := findTool(st.visible, name); t != nil && st.mode == ModePlan {
+func missingText(name string, offered []*toolset.Tool, ask *runAsk, s *session, shown *shownTools) string {
+	if t := findTool(shown.visible, name); t != nil && s.mode() == ModePlan {
 		return fmt.Sprintf("tool %q is not available in plan mode because it can change data; investigate with the read-only tools and call %s with your plan", name, ExitPlanModeTool)
 	}
-	if findTool(st.visible, name) != nil || st.picked(name) {
+	if findTool(shown.visible, name) != nil || ask.h.picked(name) {
 		return fmt.Sprintf("tool %q is not available to this agent now; do not call it again", name)
 	}
-	if slices.Contains(st.hidden, name) {
+	if slices.Contains(ask.hidden, name) {
 		return fmt.Sprintf("tool %q is not available in this run; do not call it again", name)
 	}
 	names := make([]string, len(offered))

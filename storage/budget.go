@@ -161,6 +161,9 @@ type Budgeter interface {
 	// BudgetUsage returns the tenant's limits and spend: for each window of the day, the month and, when
 	// conversationID is not "", that conversation.
 	BudgetUsage(ctx context.Context, settingsID, conversationID string, defaults BudgetLimits) (BudgetUsage, error)
+	// DeleteBudget erases what the tenant spent and holds (not its budget document), as when the tenant is
+	// deleted.
+	DeleteBudget(ctx context.Context, settingsID string) error
 }
 
 // BudgetUsage is a tenant's budget as it stands.

@@ -46,15 +46,32 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes results as JUnit XML, which CI systems show: one test suite named suite, a test case per
-// eval case, a failure with its reason for each case that did not pass, and the scores as the case's output.
+// WriteJUnit writes results as JUnit XML, which CI systems show: a test suite per suite the results name
+// (Result.Suite; suite names those that name none), a test case per eval case, a failure with its reason for
+// each case that did not pass, and the scores as the case's output.
 func WriteJUnit(w io.Writer, suite string, results []Result) error {
-	s := junitSuite{Name: suite, Tests: len(results)}
+	var suites []junitSuite
+	at := map[string]int{}
 	for _, r := range results {
-		c := junitCase{Name: r.Case, Classname: suite}
+		name := r.Suite
+		if name == "" {
+			name = suite
+		}
+		i, ok := at[name]
+		if !ok {
+			i = len(suites)
+			at[name] = i
+			suites = append(suites, junitSuite{Name: name})
+		}
+		s := &suites[i]
+		s.Tests++
+		c := junitCase{Name: r.Case, Classname: name}
 		var out strings.Builder
 		for _, sc := range r.Scores {
 			fmt.Fprintf(&out, "%s %.2f: %s\n", sc.Name, sc.Value, sc.Reason)
+		}
+		if r.Runs > 0 {
+			fmt.Fprintf(&out, "%d of %d runs passed\n", r.PassedRuns, r.Runs)
 		}
 		c.SystemOut = out.String()
 		if !r.Passed {
@@ -63,12 +80,15 @@ func WriteJUnit(w io.Writer, suite string, results []Result) error {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	if len(suites) == 0 {
+		suites = []junitSuite{{Name: suite}}
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	e := xml.NewEncoder(w)
 	e.Indent("", "  ")
-	if err := e.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
+	if err := e.Encode(junitSuites{Suites: suites}); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	_, err := io.WriteString(w, "\n")

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"strings"
 	"testing"
 
+	junit "github.com/joshdk/go-junit"
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/agent/eval"
@@ -60,4 +62,32 @@ func TestWriteJSON(t *testing.T) {
 	b.Reset()
 	is.NoErr(eval.WriteJSON(&b, nil))
 	is.Equal(b.String(), "[]\n")
+}
+
+// The report reads back through a JUnit parser (github.com/joshdk/go-junit, which CI tools' formats follow): a
+// suite per suite the results name, each case passed or failed with its reason and its scores.
+func TestWriteJUnitParsed(t *testing.T) {
+	is := is.New(t)
+	rs := []eval.Result{
+		{Suite: "TestEvals", Case: "read", Passed: true, Scores: []eval.Score{{Name: eval.ScoreTrajectory, Value: 1, Reason: "1 of 1"}}},
+		{Suite: "TestEvals", Case: "close", Reason: "approvals 0.00 < 1.00: it waited for nothing",
+			Scores: []eval.Score{{Name: eval.ScoreApprovals, Value: 0, Reason: "it waited for nothing"}}},
+		{Suite: "TestOther", Case: "flaky", Passed: true, Runs: 3, PassedRuns: 2},
+	}
+	var b bytes.Buffer
+	is.NoErr(eval.WriteJUnit(&b, "unused", rs))
+	suites, err := junit.Ingest(b.Bytes())
+	is.NoErr(err)
+	is.Equal(len(suites), 2)
+	is.Equal(suites[0].Name, "TestEvals")
+	is.Equal(suites[0].Totals.Tests, 2)
+	is.Equal(suites[0].Totals.Passed, 1)
+	is.Equal(suites[0].Totals.Failed, 1)
+	is.Equal(suites[0].Tests[1].Name, "close")
+	is.Equal(suites[0].Tests[1].Status, junit.StatusFailed)
+	is.Equal(suites[0].Tests[1].Message, "approvals 0.00 < 1.00: it waited for nothing")
+	is.True(strings.Contains(suites[0].Tests[1].Error.Error(), "approvals 0.00: it waited for nothing"))
+	is.Equal(suites[1].Name, "TestOther")
+	is.Equal(suites[1].Tests[0].Status, junit.StatusPassed)
+	is.Equal(suites[1].Tests[0].SystemOut, "2 of 3 runs passed\n")
 }

@@ -3,6 +3,9 @@
 // Usage:
 //
 //	typeshift generate [-check] [-v] [-tags list] [packages]
+//	typeshift eval [-run regexp] [-baseline file] [-o file] [-junit file] [-live] [-k n] [packages]
+//	typeshift eval compare old.json new.json
+//	typeshift eval case [-name name] [file]
 //	typeshift migrate [flags]
 //	typeshift verify-store [flags]
 //
@@ -74,6 +77,16 @@
 //		comma-separated build tags to load the packages with
 //	-v
 //		print each file written and the time taken (printed anyway from 25 packages on)
+//
+// # eval
+//
+// eval runs the eval suites of the packages (the tests that call eval.RunCases, package agent/eval) with go
+// test, gathers their results, and writes them as JSON (-o) and JUnit XML (-junit). Given an earlier JSON file
+// with -baseline, it prints a table of the cases that regressed or improved, with each score that moved and by
+// how much, and exits with status 1 on a regression (a case that passed and fails, a score that fell, a new case
+// that fails); without one, when a case fails. -live runs against the live model instead of the cassettes,
+// -k n repeats each case n times there. eval compare does the same for two result files; eval case turns a
+// conversation's messages (JSON) into a case to edit. docs/testing-agents.md shows the workflow.
 //
 // # migrate and verify-store
 //

@@ -233,3 +233,22 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	}
 	return u, nil
 }
+
+// DeleteBudget implements [storage.Budgeter].
+func (s *Store) DeleteBudget(ctx context.Context, settingsID string) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	if err := storage.CheckIDs(settingsID); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.budget.runs, settingsID)
+	for k := range s.budget.windows {
+		if k.settingsID == settingsID {
+			delete(s.budget.windows, k)
+		}
+	}
+	return nil
+}

@@ -11,7 +11,7 @@ import (
 // tenantTables lists the tables of the store's schema that hold tenants' rows; each
 // must have row-level security enabled and forced and its tenant policy.
 var tenantTables = []string{"settings_documents", "conversations", "conversation_entries", "conversation_events",
-	"conversation_steering", "conversation_watchers", "background_runs"}
+	"conversation_steering", "conversation_watchers", "background_runs", "budget_spend", "budget_runs"}
 
 // TenancyError reports that row-level security would not keep the tenants of
 // the store apart: the role the pool's connections run as bypasses it, or a

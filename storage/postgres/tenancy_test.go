@@ -15,7 +15,7 @@ import (
 )
 
 var tenantTables = []string{"settings_documents", "conversations", "conversation_entries", "conversation_events",
-	"conversation_steering", "conversation_watchers", "background_runs"}
+	"conversation_steering", "conversation_watchers", "background_runs", "budget_spend", "budget_runs"}
 
 // plantRows writes one row for each of the tenants a and b into every table,
 // behind the store's back.
@@ -34,6 +34,8 @@ func plantRows(t *testing.T, pool *pgxpool.Pool) {
 				`INSERT INTO conversation_watchers (settings_id, conversation_id, instance, expires_at) VALUES ($1, 'c', 'i', now())`,
 				`INSERT INTO conversation_steering (settings_id, conversation_id, data) VALUES ($1, 'c', '"hi"')`,
 				`INSERT INTO background_runs (settings_id, id, job, status) VALUES ($1, 'c', '\x7b7d', 'queued')`,
+				`INSERT INTO budget_spend (settings_id, window_kind, window_key, tokens) VALUES ($1, 'day', '2026-12-03', 1)`,
+				`INSERT INTO budget_runs (settings_id, run_id, expires_at) VALUES ($1, 'r', now())`,
 			} {
 				if _, err := tx.Exec(ctx, q, tenant); err != nil {
 					return fmt.Errorf("%s: %w", q, err)

@@ -56,6 +56,10 @@ var rules = []rule{
 	{"CorruptEntries", ruleCorruptEntries},
 	{"TextAndIDs", ruleTextAndIDs},
 	{"CorruptSettings", ruleCorruptSettings},
+	{"BudgetReserve", ruleBudgetReserve},
+	{"BudgetLimits", ruleBudgetLimits},
+	{"BudgetLiveRuns", ruleBudgetLiveRuns},
+	{"BudgetConcurrent", ruleBudgetConcurrent},
 }
 
 // rec carries one rule's store, ids and findings.
@@ -68,6 +72,9 @@ type rec struct {
 	mu    sync.Mutex
 	convs map[[2]string]bool
 	docs  map[[2]string]bool
+	// tenants are the settings ids the rule used; budgets says it kept budgets, erased at the clean-up.
+	tenants map[string]bool
+	budgets bool
 }
 
 func newRec(ctx context.Context, s storage.Store) *rec {
@@ -75,12 +82,18 @@ func newRec(ctx context.Context, s storage.Store) *rec {
 	_, _ = rand.Read(b[:])
 	return &rec{
 		ctx: ctx, s: s, prefix: "storetest-" + hex.EncodeToString(b[:]),
-		convs: make(map[[2]string]bool), docs: make(map[[2]string]bool),
+		convs: make(map[[2]string]bool), docs: make(map[[2]string]bool), tenants: make(map[string]bool),
 	}
 }
 
 // tenant returns a settings id of this rule's own.
-func (r *rec) tenant(name string) string { return r.prefix + "-" + name }
+func (r *rec) tenant(name string) string {
+	id := r.prefix + "-" + name
+	r.mu.Lock()
+	r.tenants[id] = true
+	r.mu.Unlock()
+	return id
+}
 
 // conv returns a conversation id and remembers it for the clean-up.
 func (r *rec) conv(settingsID, name string) string {
@@ -106,6 +119,11 @@ func (r *rec) cleanUp() {
 	}
 	for k := range r.docs {
 		_ = r.s.DeleteSettings(ctx, k[0], k[1])
+	}
+	if b, ok := r.s.(storage.Budgeter); ok && r.budgets {
+		for id := range r.tenants {
+			_ = b.DeleteBudget(ctx, id)
+		}
 	}
 }
 

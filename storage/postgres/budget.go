@@ -1,0 +1,161 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/typeshift-go/typeshift/storage"
+)
+
+var _ storage.Budgeter = (*Store)(nil)
+
+const (
+	qReserveBudget = `SELECT r_window, r_measure, r_limit, r_used, r_asked, r_unpriced, r_reset
+FROM typeshift_budget_reserve($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+
+	qBudgetDocument = `SELECT data FROM settings_documents WHERE settings_id = $1 AND kind = 'budget'`
+
+	qBudgetSpend = `SELECT window_kind, window_key, tokens, nanos, unpriced_calls FROM budget_spend
+WHERE settings_id = $1 AND (window_kind, window_key) IN (('day', $2), ('month', $3), ('conversation', $4))`
+
+	qBudgetLive = `SELECT count(*), coalesce(sum(reserved_tokens), 0), coalesce(sum(reserved_nanos), 0), now()
+FROM budget_runs r
+WHERE r.settings_id = $1 AND (r.expires_at > now() OR EXISTS (SELECT 1 FROM conversations c
+	WHERE c.settings_id = r.settings_id AND c.conversation_id = r.conversation_id AND r.lease_token <> ''
+	AND c.lease_token = r.lease_token AND c.lease_expires_at > now()))`
+
+	qDeleteBudgetSpend = `DELETE FROM budget_spend WHERE settings_id = $1`
+	qDeleteBudgetRuns  = `DELETE FROM budget_runs WHERE settings_id = $1`
+)
+
+// ReserveBudget implements [storage.Budgeter] in one round trip: the tenant's steps take turns under an advisory
+// lock of the transaction, so instances racing for one tenant overspend by no more than what they reserved.
+func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) error {
+	if err := storage.CheckBudgetReservation(r); err != nil {
+		return err
+	}
+	defaults, err := json.Marshal(r.Defaults)
+	if err != nil {
+		return fmt.Errorf("postgres: budget defaults: %w", err)
+	}
+	b := tenantBatch(r.SettingsID)
+	b.Queue(qReserveBudget, r.SettingsID, r.RunID, r.ConversationID, r.LeaseToken, r.TTL.Milliseconds(),
+		r.Settle.Tokens, r.Settle.Nanos, r.Settle.Unpriced, r.Reserve.Tokens, r.Reserve.Nanos, r.Reserve.Unpriced, r.End, defaults)
+	var (
+		window, measure    *string
+		limit, used, asked *int64
+		unpriced           *bool
+		reset              *time.Time
+	)
+	err = s.send(ctx, b, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&window, &measure, &limit, &used, &asked, &unpriced, &reset)
+	})
+	if err != nil {
+		var pgErr interface{ SQLState() string }
+		if errors.As(err, &pgErr) && pgErr.SQLState()[:2] == "22" { // data exception: the document is no budget
+			return &storage.CorruptSettingsError{SettingsID: r.SettingsID, Kind: storage.BudgetKind, Err: err}
+		}
+		return wrap("reserve budget", err)
+	}
+	if window == nil {
+		return nil
+	}
+	e := &storage.BudgetExceededError{SettingsID: r.SettingsID, Window: *window, Measure: *measure, Limit: *limit, Used: *used,
+		Asked: *asked, Unpriced: *unpriced}
+	if reset != nil {
+		e.ResetAt = reset.UTC()
+	}
+	return e
+}
+
+// BudgetUsage implements [storage.Budgeter] in one round trip.
+func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID string, defaults storage.BudgetLimits) (storage.BudgetUsage, error) {
+	if err := storage.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
+		return storage.BudgetUsage{}, err
+	}
+	if err := storage.CheckText("conversation id", conversationID); err != nil {
+		return storage.BudgetUsage{}, err
+	}
+	// The windows are those of the database's clock, read by the last statement; the keys of the first are
+	// those of this process's clock, and a query at midnight may read the day before: both are asked for.
+	now := time.Now()
+	dayKey, _, monthKey, _ := storage.BudgetWindows(now)
+	b := tenantBatch(settingsID)
+	b.Queue(qBudgetDocument, settingsID)
+	b.Queue(qBudgetSpend, settingsID, dayKey, monthKey, conversationID)
+	b.Queue(qBudgetLive, settingsID)
+	u := storage.BudgetUsage{Limits: defaults}
+	spent := map[[2]string]storage.WindowUsage{}
+	var dbNow time.Time
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		var doc []byte
+		if err := br.QueryRow().Scan(&doc); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if doc != nil {
+			l, err := storage.ParseBudgetLimits(doc)
+			if err != nil {
+				return &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
+			}
+			u.Limits = defaults.Over(l)
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var w storage.WindowUsage
+			if err := rows.Scan(&w.Window, &w.Key, &w.Spent.Tokens, &w.Spent.Nanos, &w.UnpricedCalls); err != nil {
+				rows.Close()
+				return err
+			}
+			spent[[2]string{w.Window, w.Key}] = w
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return br.QueryRow().Scan(&u.LiveRuns, &u.Reserved.Tokens, &u.Reserved.Nanos, &dbNow)
+	})
+	var corrupt *storage.CorruptSettingsError
+	if errors.As(err, &corrupt) {
+		return storage.BudgetUsage{}, err
+	}
+	if err != nil {
+		return storage.BudgetUsage{}, wrap("budget usage", err)
+	}
+	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(dbNow)
+	add := func(window, key string, reset time.Time) {
+		w := spent[[2]string{window, key}]
+		w.Window, w.Key, w.ResetAt = window, key, reset
+		u.Windows = append(u.Windows, w)
+	}
+	add(storage.WindowDay, dayKey, dayReset)
+	add(storage.WindowMonth, monthKey, monthReset)
+	if conversationID != "" {
+		add(storage.WindowConversation, conversationID, time.Time{})
+	}
+	return u, nil
+}
+
+// DeleteBudget implements [storage.Budgeter].
+func (s *Store) DeleteBudget(ctx context.Context, settingsID string) error {
+	if err := storage.CheckIDs(settingsID); err != nil {
+		return err
+	}
+	b := tenantBatch(settingsID)
+	b.Queue(qDeleteBudgetSpend, settingsID)
+	b.Queue(qDeleteBudgetRuns, settingsID)
+	return wrap("delete budget", s.send(ctx, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		_, err := br.Exec()
+		return err
+	}))
+}
