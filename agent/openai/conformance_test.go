@@ -28,3 +28,21 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestConformanceResponses runs the provider suite over Responses API exchanges recorded in testdata/responses,
+// and against the real API when OPENAI_API_KEY is set.
+func TestConformanceResponses(t *testing.T) {
+	providertest.Run(t, providertest.Provider{
+		Name:     openai.ProviderName,
+		Fixtures: os.DirFS("testdata/responses"),
+		New: func(t *testing.T, baseURL string) chat.Client {
+			return openai.NewResponses(option.WithBaseURL(baseURL), option.WithAPIKey(testKey)).WithModel("gpt-5-mini")
+		},
+		Live: func(t *testing.T) chat.Client {
+			if !openai.Available() {
+				return nil
+			}
+			return openai.NewResponses().WithModel("gpt-5-mini")
+		},
+	})
+}

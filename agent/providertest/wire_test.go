@@ -49,6 +49,7 @@ type wire struct {
 func wires() []wire {
 	return []wire{
 		{name: "openai", ids: true, serve: serveChatCompletions},
+		{name: "openai-responses", reasoning: true, ids: true, serve: serveResponses},
 		{name: "anthropic", reasoning: true, ids: true, serve: serveMessages},
 		{name: "gemini", reasoning: true, serve: serveGemini},
 	}
@@ -276,4 +277,71 @@ func serveGemini(t *testing.T, script []turn) (chat.Client, func() []string) {
 		t.Fatal(err)
 	}
 	return c.WithModel("gemini-test"), s.requests
+}
+
+// serveResponses renders the script as OpenAI Responses API answers: a response whose output items are a
+// reasoning item (its summary and encrypted content), a message and function calls, or its event stream
+// (response.created, each item added, its deltas and done, response.completed).
+func serveResponses(t *testing.T, script []turn) (chat.Client, func() []string) {
+	render := func(w http.ResponseWriter, n int, tu turn, stream bool) {
+		var items []string
+		if tu.thought != "" {
+			items = append(items, fmt.Sprintf(`{"type":"reasoning","id":"rs_%d","summary":[{"type":"summary_text","text":%s}],"encrypted_content":%s}`, n, q(tu.thought), q(tu.signature)))
+		}
+		if tu.text != "" {
+			items = append(items, fmt.Sprintf(`{"type":"message","id":"msg_%d","role":"assistant","status":"completed","content":[{"type":"output_text","text":%s,"annotations":[]}]}`, n, q(tu.text)))
+		}
+		for i, c := range tu.calls {
+			items = append(items, fmt.Sprintf(`{"type":"function_call","id":"fc_%d_%d","call_id":%s,"name":%s,"arguments":%s,"status":"completed"}`, n, i, q(c.id), q(c.name), q(c.args)))
+		}
+		response := func(status string, output []string) string {
+			return fmt.Sprintf(`{"id":"resp_%d","object":"response","created_at":1767225600,"status":%q,"model":"gpt-test","output":[%s],`+
+				`"usage":{"input_tokens":120,"input_tokens_details":{"cached_tokens":0},"output_tokens":40,"output_tokens_details":{"reasoning_tokens":10},"total_tokens":160},`+
+				`"error":null,"incomplete_details":null,"instructions":null,"metadata":{},"parallel_tool_calls":true,"temperature":1,"top_p":1,"tool_choice":"auto","tools":[]}`,
+				n, status, strings.Join(output, ","))
+		}
+		if !stream {
+			_, _ = io.WriteString(w, response("completed", items))
+			return
+		}
+		seq := 0
+		send := func(typ, fields string) {
+			event(w, typ, fmt.Sprintf(`{"type":%q,%s,"sequence_number":%d}`, typ, fields, seq))
+			seq++
+		}
+		send("response.created", `"response":`+response("in_progress", nil))
+		out := 0
+		if tu.thought != "" {
+			id := fmt.Sprintf("rs_%d", n)
+			send("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"type":"reasoning","id":%q,"summary":[]}`, out, id))
+			send("response.reasoning_summary_part.added", fmt.Sprintf(`"item_id":%q,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":""}`, id, out))
+			for _, p := range chunks(tu.thought, 12) {
+				send("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%q,"output_index":%d,"summary_index":0,"delta":%s`, id, out, q(p)))
+			}
+			send("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, out, items[out]))
+			out++
+		}
+		if tu.text != "" {
+			id := fmt.Sprintf("msg_%d", n)
+			send("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"type":"message","id":%q,"role":"assistant","status":"in_progress","content":[]}`, out, id))
+			for _, p := range chunks(tu.text, 8) {
+				send("response.output_text.delta", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[]`, id, out, q(p)))
+			}
+			send("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, out, items[out]))
+			out++
+		}
+		for i, c := range tu.calls {
+			id := fmt.Sprintf("fc_%d_%d", n, i)
+			send("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"type":"function_call","id":%q,"call_id":%s,"name":%s,"arguments":"","status":"in_progress"}`, out, id, q(c.id), q(c.name)))
+			for _, p := range chunks(c.args, 6) {
+				send("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%q,"output_index":%d,"delta":%s`, id, out, q(p)))
+			}
+			send("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, out, items[out]))
+			out++
+		}
+		send("response.completed", `"response":`+response("completed", items))
+	}
+	s := newScripted(t, script, render, streamFlag)
+	c := openai.NewResponses(oaoption.WithBaseURL(s.URL), oaoption.WithAPIKey("sk-test")).WithModel("gpt-test")
+	return c, s.requests
 }

@@ -1,0 +1,501 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
+)
+
+// ResponsesClient is a [chat.Client] over OpenAI's Responses API, the API of its reasoning models. It is
+// stateless on OpenAI's side: requests are sent with store off and ask for the reasoning's encrypted content,
+// which the client keeps in the conversation as [chat.Reasoning] parts (the summary as Text, the encrypted
+// content as Encrypted) and sends back with the next request, so that the model keeps its reasoning across tool
+// rounds without OpenAI storing the conversation. It is safe for concurrent use.
+type ResponsesClient struct {
+	sdk    sdk.Client
+	model  string
+	strict bool
+	effort string
+}
+
+// NewResponses returns a Responses API client configured as [New] configures a Chat Completions one: by the
+// SDK's request options after the environment, with the SDK's retries off unless opts turn them on.
+func NewResponses(opts ...option.RequestOption) *ResponsesClient {
+	return &ResponsesClient{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
+}
+
+// WithModel returns a copy of c that asks for model when the options name none.
+func (c *ResponsesClient) WithModel(model string) *ResponsesClient {
+	d := *c
+	d.model = model
+	return &d
+}
+
+// WithStrictTools returns a copy of c that sends tools in strict mode where [schemaprofile.OpenAIStrict] can
+// describe their schemas, as [Client.WithStrictTools] does. Without it every tool is sent with strict off: the
+// Responses API would otherwise hold each to strict mode.
+func (c *ResponsesClient) WithStrictTools(strict bool) *ResponsesClient {
+	d := *c
+	d.strict = strict
+	return &d
+}
+
+// WithReasoningEffort returns a copy of c that asks reasoning models for an effort ("minimal", "low", "medium",
+// "high"; "" leaves it to the model) and for a summary of their reasoning.
+func (c *ResponsesClient) WithReasoningEffort(effort string) *ResponsesClient {
+	d := *c
+	d.effort = effort
+	return &d
+}
+
+// ResponsesFactory returns a [chat.ProviderFactory] making one Responses API client per model, all sharing the
+// options.
+func ResponsesFactory(opts ...option.RequestOption) chat.ProviderFactory {
+	base := NewResponses(opts...)
+	return func(model string) (chat.Client, error) { return base.WithModel(model), nil }
+}
+
+// RegisterResponses adds the openai provider to p under [ProviderName] on the Responses API, in place of
+// [Register]'s Chat Completions.
+func RegisterResponses(p *chat.Providers, opts ...option.RequestOption) {
+	p.Register(ProviderName, ResponsesFactory(opts...))
+}
+
+// Respond sends one request and returns the whole response.
+func (c *ResponsesClient) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+	params, r, err := c.params(msgs, opts)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.sdk.Responses.New(ctx, params)
+	if err != nil {
+		return nil, wrapError(ctx, err)
+	}
+	if resp.Status == responses.ResponseStatusFailed {
+		return nil, responseFailed(resp)
+	}
+	return responsesResponse(resp, r), nil
+}
+
+// Stream sends one streamed request and yields its updates: text and reasoning summaries as they come, each
+// function call whole, the reasoning's encrypted content when its item is done, usage and the finish reason
+// last.
+func (c *ResponsesClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		params, r, err := c.params(msgs, opts)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		stream := c.sdk.Responses.NewStreaming(ctx, params)
+		defer stream.Close()
+		a := responsesAssembler{restore: r}
+		begun := false
+		for stream.Next() {
+			begun = true
+			us, err := a.add(stream.Current())
+			for _, u := range us {
+				if !yield(u, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(chat.Update{}, err)
+				return
+			}
+		}
+		if err := stream.Err(); err != nil {
+			yield(chat.Update{}, wrapStreamError(ctx, err, begun))
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		if !a.finished {
+			yield(chat.Update{}, &chat.ProviderError{Provider: ProviderName, Message: "the stream ended before the model finished", Cut: true, Err: errStreamEnded})
+		}
+	}
+}
+
+// errStreamEnded is the cause of a stream that closed before its last event.
+var errStreamEnded = fmt.Errorf("unexpected end of the event stream")
+
+// params builds the request of a conversation under opts.
+func (c *ResponsesClient) params(msgs []chat.Message, opts *chat.Options) (p responses.ResponseNewParams, r restorers, err error) {
+	if opts == nil {
+		opts = &chat.Options{}
+	}
+	model := opts.Model
+	if model == "" {
+		model = c.model
+	}
+	if model == "" {
+		return p, nil, fmt.Errorf("%s: no model: set chat.Options.Model or the client's default model", ProviderName)
+	}
+	p.Model = model
+	// Stateless: nothing stored on OpenAI's side, the reasoning handed to the conversation encrypted.
+	p.Store = param.NewOpt(false)
+	p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+	if opts.Instructions != "" {
+		p.Instructions = param.NewOpt(opts.Instructions)
+	}
+	items := make(responses.ResponseInputParam, 0, len(msgs)+2)
+	for _, m := range msgs {
+		if items, err = appendItems(items, m); err != nil {
+			return p, nil, err
+		}
+	}
+	p.Input.OfInputItemList = items
+	if opts.Temperature != nil {
+		p.Temperature = param.NewOpt(*opts.Temperature)
+	}
+	if opts.TopP != nil {
+		p.TopP = param.NewOpt(*opts.TopP)
+	}
+	if opts.MaxTokens != nil {
+		p.MaxOutputTokens = param.NewOpt(int64(*opts.MaxTokens))
+	}
+	if c.effort != "" {
+		p.Reasoning.Effort = sdk.ReasoningEffort(c.effort)
+		p.Reasoning.Summary = sdk.ReasoningSummaryAuto
+	}
+	if len(opts.Tools) > 0 {
+		p.Tools = make([]responses.ToolUnionParam, 0, len(opts.Tools))
+		for _, t := range opts.Tools {
+			schema, strict := t.Schema, false
+			if c.strict {
+				if a, err := schemaprofile.OpenAIStrict.Adapt(t.Name, t.Schema); err == nil {
+					schema, strict = a.Schema, true
+					if a.Changed {
+						if r == nil {
+							r = restorers{}
+						}
+						r[t.Name] = a
+					}
+				}
+			}
+			params, err := schemaParameters(schema)
+			if err != nil {
+				return p, nil, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
+			}
+			ft := responses.FunctionToolParam{Name: t.Name, Parameters: params, Strict: param.NewOpt(strict)}
+			if t.Description != "" {
+				ft.Description = param.NewOpt(t.Description)
+			}
+			p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &ft})
+		}
+		if opts.ParallelToolCalls != nil {
+			p.ParallelToolCalls = param.NewOpt(*opts.ParallelToolCalls)
+		}
+	}
+	switch opts.ToolChoice {
+	case "":
+	case "auto", "none", "required":
+		p.ToolChoice.OfToolChoiceMode = param.NewOpt(responses.ToolChoiceOptions(opts.ToolChoice))
+	default:
+		p.ToolChoice.OfFunctionTool = &responses.ToolChoiceFunctionParam{Name: opts.ToolChoice}
+	}
+	if rf := opts.ResponseFormat; rf != nil {
+		name := rf.Name
+		if name == "" {
+			name = "response"
+		}
+		schema := rf.Schema
+		if rf.Strict {
+			a, err := schemaprofile.OpenAIStrict.Adapt(name, rf.Schema)
+			if err != nil {
+				return p, nil, fmt.Errorf("%s: response format: %w", ProviderName, err)
+			}
+			schema = a.Schema
+		}
+		sp, err := schemaParameters(schema)
+		if err != nil {
+			return p, nil, fmt.Errorf("%s: response format: %w", ProviderName, err)
+		}
+		p.Text.Format.OfJSONSchema = &responses.ResponseFormatTextJSONSchemaConfigParam{Name: name, Schema: sp, Strict: param.NewOpt(rf.Strict)}
+	}
+	if len(opts.Extra) > 0 {
+		extra := make(map[string]any, len(opts.Extra))
+		for k, v := range opts.Extra {
+			extra[k] = v
+		}
+		p.SetExtraFields(extra)
+	}
+	return p, r, nil
+}
+
+// appendItems appends the input items of m, in the order of its parts: an assistant's reasoning items, text and
+// function calls as the model wrote them (reasoning first, where the API wants it back); a user's text and files
+// as one message; tool results as function call outputs. Another provider's reasoning, approvals and usage are
+// not sent.
+func appendItems(out responses.ResponseInputParam, m chat.Message) (responses.ResponseInputParam, error) {
+	switch m.Role {
+	case chat.RoleSystem:
+		if text := m.Text(); text != "" {
+			out = append(out, responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleSystem))
+		}
+	case chat.RoleUser:
+		var content responses.ResponseInputMessageContentListParam
+		files := false
+		for _, part := range m.Parts {
+			switch part := part.(type) {
+			case chat.Text:
+				content = append(content, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: part.Text}})
+			case chat.File:
+				c, err := inputFile(part)
+				if err != nil {
+					return out, err
+				}
+				content = append(content, c)
+				files = true
+			}
+		}
+		switch {
+		case files:
+			out = append(out, responses.ResponseInputItemParamOfMessage(content, responses.EasyInputMessageRoleUser))
+		case m.Text() != "":
+			out = append(out, responses.ResponseInputItemParamOfMessage(m.Text(), responses.EasyInputMessageRoleUser))
+		}
+	case chat.RoleAssistant:
+		var text strings.Builder
+		flush := func() {
+			if text.Len() > 0 {
+				out = append(out, responses.ResponseInputItemParamOfMessage(text.String(), responses.EasyInputMessageRoleAssistant))
+				text.Reset()
+			}
+		}
+		for _, part := range m.Parts {
+			switch part := part.(type) {
+			case chat.Text:
+				text.WriteString(part.Text)
+			case chat.Reasoning:
+				if part.Provider != ProviderName || part.ID == "" {
+					continue // another provider's, or one the API cannot take back without its item id
+				}
+				flush()
+				item := responses.ResponseReasoningItemParam{ID: part.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+				if part.Text != "" {
+					item.Summary = append(item.Summary, responses.ResponseReasoningItemSummaryParam{Text: part.Text})
+				}
+				if part.Encrypted != "" {
+					item.EncryptedContent = param.NewOpt(part.Encrypted)
+				}
+				out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: &item})
+			case chat.ToolCall:
+				flush()
+				args := string(part.Arguments)
+				if args == "" {
+					args = "{}"
+				}
+				out = append(out, responses.ResponseInputItemParamOfFunctionCall(args, part.ID, part.Name))
+			case chat.File:
+				return out, fmt.Errorf("%s: a file in an assistant message: the Responses API takes files from the user only", ProviderName)
+			}
+		}
+		flush()
+	}
+	for _, part := range m.Parts {
+		if res, ok := part.(chat.ToolResult); ok {
+			output := res.Error
+			if output == "" {
+				output = string(res.Result)
+			}
+			item := responses.ResponseInputItemParamOfFunctionCallOutput(output)
+			item.OfFunctionCallOutput.CallID = param.NewOpt(res.CallID)
+			out = append(out, item)
+		}
+	}
+	return out, nil
+}
+
+// inputFile returns a user's file as an input content part: an image by URL (bytes as a data URL), a document
+// by its bytes, an uploaded file's id ("file-...") or its URL.
+func inputFile(f chat.File) (responses.ResponseInputContentUnionParam, error) {
+	if f.IsImage() {
+		img := responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
+		switch {
+		case len(f.Data) > 0:
+			img.ImageURL = param.NewOpt(dataURL(f))
+		case strings.HasPrefix(f.URL, "file-"):
+			img.FileID = param.NewOpt(f.URL)
+		default:
+			img.ImageURL = param.NewOpt(f.URL)
+		}
+		return responses.ResponseInputContentUnionParam{OfInputImage: &img}, nil
+	}
+	var file responses.ResponseInputFileParam
+	switch {
+	case len(f.Data) > 0:
+		file.FileData = param.NewOpt(dataURL(f))
+	case strings.HasPrefix(f.URL, "file-"):
+		file.FileID = param.NewOpt(f.URL)
+	case f.URL != "":
+		file.FileURL = param.NewOpt(f.URL)
+	default:
+		return responses.ResponseInputContentUnionParam{}, fmt.Errorf("%s: file %q (%s) has neither bytes nor a URL", ProviderName, f.Name, f.MediaType)
+	}
+	if f.Name != "" {
+		file.Filename = param.NewOpt(f.Name)
+	}
+	return responses.ResponseInputContentUnionParam{OfInputFile: &file}, nil
+}
+
+// responsesResponse converts a whole response: its output items in order.
+func responsesResponse(resp *responses.Response, r restorers) *chat.Response {
+	out := &chat.Response{ID: resp.ID, Model: string(resp.Model), Usage: responsesUsage(resp.Usage)}
+	msg := chat.Message{Role: chat.RoleAssistant}
+	calls := false
+	for _, item := range resp.Output {
+		switch item.Type {
+		case "message":
+			for _, c := range item.Content {
+				switch c.Type {
+				case "output_text":
+					msg.Parts = append(msg.Parts, chat.Text{Text: c.Text})
+				case "refusal":
+					msg.Parts = append(msg.Parts, chat.Text{Text: c.Refusal})
+				}
+			}
+		case "reasoning":
+			msg.Parts = append(msg.Parts, reasoningPart(item.AsReasoning()))
+		case "function_call":
+			fc := item.AsFunctionCall()
+			msg.Parts = append(msg.Parts, r.restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)}))
+			calls = true
+		default:
+			msg.Parts = append(msg.Parts, chat.Raw{Provider: ProviderName, Data: json.RawMessage(item.RawJSON())})
+		}
+	}
+	out.Messages = []chat.Message{msg}
+	out.FinishReason = responsesFinish(resp, calls)
+	return out
+}
+
+// reasoningPart keeps a reasoning item: its summary as the text, its encrypted content to send back.
+func reasoningPart(it responses.ResponseReasoningItem) chat.Reasoning {
+	var text strings.Builder
+	for i, s := range it.Summary {
+		if i > 0 {
+			text.WriteString("\n\n")
+		}
+		text.WriteString(s.Text)
+	}
+	return chat.Reasoning{Provider: ProviderName, ID: it.ID, Text: text.String(), Encrypted: it.EncryptedContent}
+}
+
+func responsesUsage(u responses.ResponseUsage) chat.Usage {
+	total := u.TotalTokens
+	if total == 0 {
+		total = u.InputTokens + u.OutputTokens
+	}
+	return chat.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: total,
+		CacheReadTokens: u.InputTokensDetails.CachedTokens, ReasoningTokens: u.OutputTokensDetails.ReasoningTokens}
+}
+
+// responsesFinish says why the model stopped: an incomplete response ran out of tokens or was filtered; a
+// complete one stopped to call tools, or at its end.
+func responsesFinish(resp *responses.Response, calls bool) chat.FinishReason {
+	if resp.Status == responses.ResponseStatusIncomplete {
+		switch resp.IncompleteDetails.Reason {
+		case "content_filter":
+			return chat.FinishContentFilter
+		default:
+			return chat.FinishLength
+		}
+	}
+	for _, item := range resp.Output {
+		if item.Type == "message" {
+			for _, c := range item.Content {
+				if c.Type == "refusal" {
+					return chat.FinishContentFilter
+				}
+			}
+		}
+	}
+	if calls {
+		return chat.FinishToolCalls
+	}
+	return chat.FinishStop
+}
+
+// responseFailed is the error of a response the API reports failed.
+func responseFailed(resp *responses.Response) error {
+	msg := resp.Error.Message
+	if msg == "" {
+		msg = "the response failed"
+	}
+	return &chat.ProviderError{Provider: ProviderName, Code: string(resp.Error.Code), Message: msg, Cut: true, Err: errStreamEnded}
+}
+
+// responsesAssembler turns a response's stream events into updates.
+type responsesAssembler struct {
+	id, model string
+	restore   restorers
+	calls     bool
+	finished  bool
+}
+
+func (a *responsesAssembler) update(parts ...chat.Part) chat.Update {
+	return chat.Update{ResponseID: a.id, Model: a.model, Role: chat.RoleAssistant, Parts: parts}
+}
+
+func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) ([]chat.Update, error) {
+	switch ev.Type {
+	case "response.created", "response.in_progress":
+		a.id, a.model = ev.Response.ID, string(ev.Response.Model)
+	case "response.output_text.delta", "response.refusal.delta":
+		if ev.Delta != "" {
+			return []chat.Update{a.update(chat.Text{Text: ev.Delta})}, nil
+		}
+	case "response.reasoning_summary_text.delta":
+		if ev.Delta != "" {
+			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: ev.Delta})}, nil
+		}
+	case "response.reasoning_summary_part.added":
+		// The parts of one summary are paragraphs, joined as a whole response's are.
+		if ev.SummaryIndex > 0 {
+			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: "\n\n"})}, nil
+		}
+	case "response.output_item.done":
+		switch ev.Item.Type {
+		case "reasoning":
+			it := ev.Item.AsReasoning()
+			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, ID: it.ID, Encrypted: it.EncryptedContent})}, nil
+		case "function_call":
+			fc := ev.Item.AsFunctionCall()
+			a.calls = true
+			args := fc.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			return []chat.Update{a.update(a.restore.restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(args)}))}, nil
+		}
+	case "response.completed", "response.incomplete":
+		a.finished = true
+		resp := ev.Response
+		u := a.update(chat.UsagePart{Usage: responsesUsage(resp.Usage)})
+		u.FinishReason = responsesFinish(&resp, a.calls)
+		if u.FinishReason == chat.FinishStop && a.calls {
+			u.FinishReason = chat.FinishToolCalls
+		}
+		return []chat.Update{u}, nil
+	case "response.failed":
+		a.finished = true
+		return nil, responseFailed(&ev.Response)
+	case "error":
+		a.finished = true
+		return nil, &chat.ProviderError{Provider: ProviderName, Code: ev.Code, Message: ev.Message, Cut: true, Err: errStreamEnded}
+	}
+	return nil, nil
+}
