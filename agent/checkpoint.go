@@ -22,7 +22,7 @@ type checkpoint struct {
 }
 
 func (c *checkpoint) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-	msgs, err := c.conv.beforeCall(ctx, msgs)
+	msgs, _, err := c.conv.beforeCall(ctx, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -36,10 +36,15 @@ func (c *checkpoint) Respond(ctx context.Context, msgs []chat.Message, opts *cha
 
 func (c *checkpoint) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
 	return func(yield func(chat.Update, error) bool) {
-		msgs, err := c.conv.beforeCall(ctx, msgs)
+		msgs, steer, err := c.conv.beforeCall(ctx, msgs)
 		if err != nil {
 			yield(chat.Update{}, err)
 			return
+		}
+		for _, m := range steer { // stored already; the stream shows it where the conversation holds it
+			if !yield(chat.Update{Role: m.Role, AuthorName: m.AuthorName, Parts: m.Parts, Steering: true}, nil) {
+				return
+			}
 		}
 		ctx := context.WithValue(ctx, callKey{}, &modelCall{conv: c.conv, msgs: msgs})
 		ended := false // by an error or by the consumer: the response is not whole, and is not stored
@@ -96,36 +101,35 @@ func (c *conversationRun) fail(err error) error {
 
 // beforeCall stores the run's new messages, tool results first, then takes in the steering input waiting, and
 // returns the messages for the model call: msgs with the steering input taken in so far, each after the message
-// it followed when it arrived.
-func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) ([]chat.Message, error) {
+// it followed when it arrived. It returns the steering input it took in too.
+func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (_, steer []chat.Message, _ error) {
 	var entries []storage.Entry
 	tail := c.unstored(msgs)
 	if len(tail) > 0 {
 		e, err := marshalEntry(storage.EntryToolResults, tail)
 		if err != nil {
-			return nil, c.fail(err)
+			return nil, nil, c.fail(err)
 		}
 		entries = append(entries, e)
 	}
 	if len(entries) > 0 || c.hasPending() {
 		if err := c.append(ctx, "storing the tool results", entries...); err != nil {
-			return nil, c.fail(err)
+			return nil, nil, c.fail(err)
 		}
 		c.learn(tail)
 	}
 	// Steering input is taken only when the run was told some waits, so a call without it costs no round trip.
-	var steer []chat.Message
 	if c.steeringWaits() {
 		var err error
 		if steer, err = c.takeSteering(ctx); err != nil {
-			return nil, c.fail(err)
+			return nil, nil, c.fail(err)
 		}
 	}
 	if len(steer) > 0 && len(msgs) > 0 {
 		c.anchors = append(c.anchors, anchor{after: msgKey(msgs[len(msgs)-1]), msgs: steer})
 	}
 	if len(c.anchors) == 0 {
-		return msgs, nil
+		return msgs, steer, nil
 	}
 	out := make([]chat.Message, 0, len(msgs)+len(c.anchors))
 	placed := 0
@@ -148,7 +152,7 @@ func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (
 			}
 		}
 	}
-	return out, nil
+	return out, steer, nil
 }
 
 // anchor is steering input taken in, placed after the message with the key after.

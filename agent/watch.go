@@ -32,6 +32,7 @@ type updateJSON struct {
 	ResponseID   string            `json:"response_id,omitempty"`
 	Model        string            `json:"model,omitempty"`
 	FinishReason chat.FinishReason `json:"finish_reason,omitempty"`
+	Steering     bool              `json:"steering,omitempty"`
 	// Message holds the role, the author and the parts.
 	Message chat.Message `json:"message"`
 }
@@ -42,7 +43,7 @@ func encodeEvent(e liveEvent) ([]byte, error) {
 	}
 	u := e.u
 	return json.Marshal(event{Kind: "update", Run: e.runID, Base: e.base, Update: &updateJSON{
-		ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason,
+		ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason, Steering: u.Steering,
 		Message: chat.Message{Role: u.Role, AuthorName: u.AuthorName, Parts: u.Parts},
 	}})
 }
@@ -61,7 +62,7 @@ func decodeEvent(e storage.Event) (w WatchedUpdate, base int64, ok bool, err err
 		w.RunEnded, w.RunError = true, ev.Error
 	case ev.Kind == "update" && ev.Update != nil:
 		u := ev.Update
-		w.Update = chat.Update{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason,
+		w.Update = chat.Update{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason, Steering: u.Steering,
 			Role: u.Message.Role, AuthorName: u.Message.AuthorName, Parts: u.Message.Parts}
 	default:
 		return w, base, false, nil

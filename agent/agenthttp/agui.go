@@ -261,6 +261,22 @@ func (s *aguiSink) endText() {
 	}
 }
 
+// steering sends the steering input the run took in as a user message, where the stored conversation holds
+// it: after what the run said so far, before its next model call. What follows starts a message of its own.
+func (s *aguiSink) steering(u chat.Update) {
+	s.endReasoning()
+	s.endText()
+	s.lastMessage = ""
+	text := steeringText(u)
+	if text == "" {
+		return
+	}
+	id := newID()
+	s.send("TEXT_MESSAGE_START", map[string]any{"messageId": id, "role": "user"})
+	s.send("TEXT_MESSAGE_CONTENT", map[string]any{"messageId": id, "delta": text})
+	s.send("TEXT_MESSAGE_END", map[string]any{"messageId": id})
+}
+
 // toolCall sends a call, unless the client holds it already: HttpAgent would append its arguments again.
 func (s *aguiSink) toolCall(c chat.ToolCall) {
 	if isHeld(s.held, c.ID) || s.sent[c.ID] {
@@ -277,6 +293,10 @@ func (s *aguiSink) toolCall(c chat.ToolCall) {
 
 func (s *aguiSink) update(u chat.Update) {
 	s.begin()
+	if u.Steering {
+		s.steering(u)
+		return
+	}
 	for _, p := range u.Parts {
 		if r, ok := p.(chat.Reasoning); ok {
 			if u.Role == chat.RoleAssistant {

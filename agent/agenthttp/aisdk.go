@@ -256,6 +256,16 @@ func (s *uiSink) toolInput(c chat.ToolCall) {
 
 func (s *uiSink) update(u chat.Update) {
 	s.begin()
+	if u.Steering {
+		// The UI message stream writes one assistant message: the input the run took in is a data part of it,
+		// where the stored conversation holds it.
+		s.endReasoning()
+		s.endText()
+		if text := steeringText(u); text != "" {
+			s.chunk(map[string]any{"type": "data-steering", "id": newID(), "data": map[string]string{"text": text}})
+		}
+		return
+	}
 	for _, p := range u.Parts {
 		if r, ok := p.(chat.Reasoning); ok {
 			if u.Role == chat.RoleAssistant {

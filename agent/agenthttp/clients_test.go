@@ -151,9 +151,9 @@ func addText(items []item, text string) []item {
 }
 
 // storedItems loads the tenant's conversation afresh, as its next run would continue it, and maps it to items:
-// pending calls last, each with its request. Steering input taken in by a run is left out when dropSteering is
-// set: no protocol's stream carries it.
-func storedItems(t *testing.T, e *env, id string, dropSteering bool) ([]item, *agent.ConversationState) {
+// pending calls last, each with its request. Steering input taken in by a run is a user's item where it was
+// stored, as every protocol's stream shows it.
+func storedItems(t *testing.T, e *env, id string) ([]item, *agent.ConversationState) {
 	t.Helper()
 	st, err := e.host.LoadConversation(context.Background(), tenantA, id)
 	if err != nil {
@@ -163,9 +163,6 @@ func storedItems(t *testing.T, e *env, id string, dropSteering bool) ([]item, *a
 	for _, m := range st.Messages {
 		switch m.Role {
 		case chat.RoleUser:
-			if dropSteering && strings.HasPrefix(m.Text(), "steer: ") {
-				continue
-			}
 			items = append(items, item{Kind: "user", Text: m.Text()})
 		case chat.RoleAssistant:
 			for _, p := range m.Parts {
@@ -258,7 +255,7 @@ func TestAGUIClientState(t *testing.T) {
 				for _, in := range got.Interrupts {
 					client = append(client, item{Kind: "pending", ID: in.ToolCallID})
 				}
-				stored, st := storedItems(t, e, id, f.name == "steer")
+				stored, st := storedItems(t, e, id)
 				if f.name == "refused" {
 					// The client keeps the message the server refused; nothing of it was stored.
 					is.Equal(len(got.Failures), 1)
@@ -293,8 +290,11 @@ func TestAISDKClientState(t *testing.T) {
 					Messages []struct {
 						Role  string `json:"role"`
 						Parts []struct {
-							Type       string          `json:"type"`
-							Text       string          `json:"text"`
+							Type string `json:"type"`
+							Text string `json:"text"`
+							Data struct {
+								Text string `json:"text"`
+							} `json:"data"`
 							ToolName   string          `json:"toolName"`
 							ToolCallID string          `json:"toolCallId"`
 							State      string          `json:"state"`
@@ -338,6 +338,8 @@ func TestAISDKClientState(t *testing.T) {
 							default:
 								t.Fatalf("the call %s ended in the state %q", p.ToolCallID, p.State)
 							}
+						case p.Type == "data-steering":
+							client = append(client, item{Kind: "user", Text: p.Data.Text})
 						case p.Type == "step-start":
 						case p.Type == "reasoning":
 							client = append(client, item{Kind: "reasoning", Text: p.Text})
@@ -347,7 +349,7 @@ func TestAISDKClientState(t *testing.T) {
 					}
 				}
 				client = append(client, pending...)
-				stored, _ := storedItems(t, e, id, f.name == "steer")
+				stored, _ := storedItems(t, e, id)
 				if f.name == "refused" {
 					// The chat keeps the message the server refused, and shows the refusal; nothing of it was stored.
 					is.Equal(got.Status, "error")
@@ -402,7 +404,8 @@ func checkFlow(t *testing.T, e *env, flow string, stored []item) {
 		is.Equal(stored[1].Name, agent.ExitPlanModeTool)
 		is.True(strings.Contains(stored[2].Text, `"approved":true`))
 	case "steer":
-		is.Equal(kinds, []string{"user", "call", "result", "text"})
+		is.Equal(kinds, []string{"user", "call", "result", "user", "text"})
+		is.Equal(stored[3].Text, "steer: only open ones")
 		is.Equal(last.Text, "You said: steer: only open ones") // the run read the steering input
 	case "error":
 		is.Equal(kinds, []string{"user", "call", "result", "text"})

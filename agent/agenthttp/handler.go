@@ -18,6 +18,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/background"
+	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -27,6 +28,10 @@ type Principal struct {
 	SettingsID string
 	// User names the person, for logs and for the application's tools; Typeshift does not interpret it.
 	User string
+	// Operator marks a request of the service's operator rather than of an end user of the tenant: it may write
+	// the tenant's budget (PUT /budget) and the settings only the operator may change (Options.OperatorSettings).
+	// Set it only for requests the application's own authentication proves are the operator's.
+	Operator bool
 }
 
 // ErrUnauthenticated is what an Authenticate function returns (or wraps) for a request without valid credentials:
@@ -46,6 +51,13 @@ type Options struct {
 	Store storage.Store
 	// Descriptions describe the agents in the list, by agent name.
 	Descriptions map[string]string
+	// Budget, when set, is the agent.Config.Meter of the hosts: GET /budget reads the tenant's budget through
+	// it, and PUT /budget writes it for the operator. Nil answers those routes 404.
+	Budget *budget.Meter
+	// OperatorSettings are the top-level keys of an agent's settings that only a request with Principal.Operator
+	// may change through the settings route; nil means DefaultOperatorSettings, and an empty list none. A tenant
+	// that tries answers 403.
+	OperatorSettings []string
 	// Background, when set, serves the tenant's background runs (GET /background/{id}, POST
 	// /background/{id}/cancel); nil answers those routes 404.
 	Background *background.Manager
@@ -179,6 +191,8 @@ func (h *Handler) routes() {
 	h.handle("POST /conversations/{id}/runs", h.postRun, true)
 	h.handle("POST /conversations/{id}/steering", h.postSteering, true)
 	h.handle("GET /conversations/{id}/events", h.watch, true)
+	h.handle("GET /budget", h.getBudget, true)
+	h.handle("PUT /budget", h.putBudget, true)
 	h.handle("GET /background/{id}", h.getBackground, true)
 	h.handle("POST /background/{id}/cancel", h.cancelBackground, true)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -410,4 +411,82 @@ func without(evs []event, name string) []event {
 		}
 	}
 	return out
+}
+
+// TestEventStreamSteeringAndReasoning checks the native stream's steering and reasoning events: steering input
+// the run took in shows where the stored conversation holds it (after the tool's result, before the answer that
+// read it), on the run's stream and on a watch; reasoning streams its text, never its signature.
+func TestEventStreamSteeringAndReasoning(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		id := e.create(tokenA, "hello").ConversationID
+		lines, _ := e.watch(id, nil)
+		sse := map[string]string{"Accept": "text/event-stream"}
+		done := e.startWaiting(id, sse)
+		steer := e.do(req{method: "POST", path: "/conversations/" + id + "/steering", token: tokenA, body: map[string]any{"text": "only open ones"}})
+		is.Equal(steer.status, http.StatusAccepted)
+		close(e.model.release)
+		run := <-done
+		is.Equal(run.status, http.StatusOK)
+		evs := without(events(t, run.body), "usage")
+		is.Equal(squeeze(names(evs)), []string{"tool_call", "tool_result", "steering", "text", "end"})
+		is.Equal(evs[2].data, `{"text":"only open ones"}`)
+		is.Equal(deltas(t, evs, "text"), "You said: only open ones")
+
+		var watched strings.Builder
+		for !slices.Contains(names(events(t, []byte(watched.String()))), "run_end") {
+			select {
+			case l := <-lines:
+				watched.WriteString(l)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the watch saw no run_end: %s", watched.String())
+			}
+		}
+		got := squeeze(names(without(events(t, []byte(watched.String())), "usage")))
+		is.Equal(got, []string{"tool_call", "tool_result", "steering", "text", "run_end"})
+		is.True(strings.Contains(watched.String(), `{"text":"only open ones"}`))
+
+		think := e.do(req{method: "POST", path: "/conversations/" + id + "/runs", token: tokenA,
+			body: map[string]any{"text": "think about the printer"}, header: sse})
+		evs = without(events(t, think.body), "usage")
+		is.Equal(squeeze(names(evs)), []string{"reasoning", "text", "end"})
+		is.Equal(deltas(t, evs, "reasoning"), "The printer needs toner.")
+		is.Equal(deltas(t, evs, "text"), "Order toner for floor 3.")
+		for _, ev := range evs {
+			if ev.name == "reasoning" {
+				is.Equal(strings.Contains(ev.data, "sig-think"), false) // the signature is the provider's
+			}
+		}
+	})
+}
+
+// squeeze returns names with each run of one name kept once: a text streams as many deltas.
+func squeeze(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if len(out) == 0 || out[len(out)-1] != n {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// deltas joins the deltas of the events named name.
+func deltas(t *testing.T, evs []event, name string) string {
+	t.Helper()
+	var sb strings.Builder
+	for _, ev := range evs {
+		if ev.name != name {
+			continue
+		}
+		var d struct {
+			Delta string `json:"delta"`
+		}
+		if err := json.Unmarshal([]byte(ev.data), &d); err != nil {
+			t.Fatal(err)
+		}
+		sb.WriteString(d.Delta)
+	}
+	return sb.String()
 }

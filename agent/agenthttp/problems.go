@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/storage"
@@ -40,6 +42,9 @@ const (
 	ProblemApprovalForged        = "approval-forged"
 	ProblemSettings              = "settings"
 	ProblemRunFailed             = "run-failed"
+	ProblemOperatorOnly          = "operator-only"
+	ProblemBudgetExceeded        = "budget-exceeded"
+	ProblemTooManyRuns           = "too-many-runs"
 	ProblemInternal              = "internal"
 )
 
@@ -53,6 +58,10 @@ type Problem struct {
 	Errors []FieldError `json:"errors,omitempty"`
 	// RequestID names the approval request an approval problem is about.
 	RequestID string `json:"request_id,omitempty"`
+	// Window names the budget window that refused a run ("day", "month", "conversation", "run", "live_runs"),
+	// and ResetAt when it starts over, for budget-exceeded and too-many-runs.
+	Window  string     `json:"window,omitempty"`
+	ResetAt *time.Time `json:"reset_at,omitempty"`
 }
 
 // FieldError is one fault of a request body.
@@ -114,6 +123,7 @@ func problemFor(err error) Problem {
 		ae  *agent.ApprovalError
 		se  *agent.SettingsError
 		mbe *http.MaxBytesError
+		be  *storage.BudgetExceededError
 	)
 	switch {
 	case errors.As(err, &he):
@@ -141,6 +151,16 @@ func problemFor(err error) Problem {
 			p.Type = ProblemApprovalTampered
 		default:
 			p.Type, p.Status = ProblemApprovalForged, http.StatusUnprocessableEntity
+		}
+		return p
+	case errors.As(err, &be):
+		p := Problem{Status: http.StatusTooManyRequests, Type: ProblemBudgetExceeded, Detail: be.Error(), Window: be.Window}
+		if be.Window == storage.WindowLiveRuns {
+			p.Type = ProblemTooManyRuns
+		}
+		if !be.ResetAt.IsZero() {
+			reset := be.ResetAt
+			p.ResetAt = &reset
 		}
 		return p
 	case errors.Is(err, storage.ErrNotFound):
@@ -195,6 +215,12 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
+	var be *storage.BudgetExceededError
+	if errors.As(err, &be) {
+		if s := retryAfter(be, time.Now()); s > 0 {
+			w.Header().Set("Retry-After", strconv.FormatInt(s, 10))
+		}
+	}
 	w.WriteHeader(p.Status)
 	_ = json.NewEncoder(w).Encode(p)
 }

@@ -83,6 +83,19 @@ func (h *Handler) putSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := principal(r)
+	var stored []byte
+	if expect != 0 {
+		// The document the write replaces, read for the operator's settings: the write is refused unless it
+		// still has the revision read here.
+		old, err := h.opts.Store.GetSettings(r.Context(), p.SettingsID, host.Declaration().SettingsKind)
+		if err != nil || old.Revision != expect {
+			return errStale
+		}
+		stored = old.Data
+	}
+	if err := h.checkOperatorSettings(r, host.Declaration().SettingsKind, stored, data); err != nil {
+		return err
+	}
 	schema, err := host.SettingsSchema(r.Context(), p.SettingsID)
 	if err != nil {
 		return err
@@ -122,6 +135,9 @@ func (h *Handler) deleteSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	if rev, ok := parseETag(im); !ok || rev != doc.Revision {
 		return errStale
+	}
+	if err := h.checkOperatorSettings(r, kind, doc.Data, nil); err != nil {
+		return err
 	}
 	if err := h.opts.Store.DeleteSettings(r.Context(), p.SettingsID, kind); err != nil {
 		return err

@@ -67,6 +67,22 @@ func TestNonReadingClients(t *testing.T) {
 			}
 		})
 		started := time.Now()
+		// Each run holds its conversation before it is probed: it has stored its input, which it does before its
+		// model call. Probing earlier would race the run on a loaded machine: the probe's own run could take the
+		// new conversation first.
+		for i := range clients {
+			id := fmt.Sprintf("slow-%d", i)
+			for {
+				st, err := e.host.LoadConversation(context.Background(), tenantA, id)
+				if err == nil && len(st.Messages) > 0 && st.Messages[0].Text() != "hello" {
+					break
+				}
+				if time.Since(started) > runTimeout {
+					t.Fatalf("%s: the run never stored its input: %v", id, err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 
 		// Every conversation is free again: a new run on it is not refused as busy. The runs that wait end by
 		// their RunTimeout; the others go on without their clients once the writes that block are cut.

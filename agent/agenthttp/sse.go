@@ -162,6 +162,8 @@ func wantsEvents(r *http.Request) bool {
 // The events of a native run stream (see docs/http.md).
 const (
 	eventText            = "text"
+	eventReasoning       = "reasoning"
+	eventSteering        = "steering"
 	eventToolCall        = "tool_call"
 	eventToolResult      = "tool_result"
 	eventApprovalRequest = "approval_request"
@@ -230,11 +232,23 @@ func (s *nativeSink) update(u chat.Update) {
 	if s.stream == nil {
 		return
 	}
+	if u.Steering {
+		if text := steeringText(u); text != "" {
+			s.send(eventSteering, map[string]string{"text": text})
+		}
+		return
+	}
 	for _, p := range u.Parts {
 		switch p := p.(type) {
 		case chat.Text:
 			if p.Text != "" && u.Role == chat.RoleAssistant {
 				s.send(eventText, map[string]string{"delta": p.Text})
+			}
+		case chat.Reasoning:
+			// Only the readable text: the signature and the encrypted form are the provider's, kept in the
+			// stored conversation.
+			if p.Text != "" && u.Role == chat.RoleAssistant {
+				s.send(eventReasoning, map[string]string{"delta": p.Text})
 			}
 		case chat.ToolCall:
 			s.send(eventToolCall, toolCallOf(p))
@@ -271,6 +285,11 @@ func (s *nativeSink) end(res *agent.Result, err error) {
 func (s *nativeSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }
 
 func (s *nativeSink) streams() bool { return s.stream != nil }
+
+// steeringText is the text of the steering input an update shows.
+func steeringText(u chat.Update) string {
+	return chat.Message{Role: u.Role, Parts: u.Parts}.Text()
+}
 
 type toolCallJSON struct {
 	ID        string          `json:"id"`

@@ -158,4 +158,8 @@ type Update struct {
 	// Progress, when not nil, makes this a progress update of a running tool call (see [ReportProgress]): it
 	// has no parts, and it is not part of any message, so [Collect] skips it.
 	Progress *Progress
+	// Steering marks a message the run took in while it ran (steering input, see agent's Host.Steer), whole: Role,
+	// AuthorName and Parts are that message's. It is stored as the run's input, not part of the response, so
+	// [Collect] skips it.
+	Steering bool
 }

@@ -19,8 +19,8 @@ func Collect(updates func(yield func(Update, error) bool)) (*Response, error) {
 		if u.FinishReason != "" {
 			resp.FinishReason = u.FinishReason
 		}
-		if u.Progress != nil {
-			continue // a report about a running call, not a piece of the response
+		if u.Progress != nil || u.Steering {
+			continue // a report about a running call, or input taken in: not a piece of the response
 		}
 		for _, p := range u.Parts {
 			if up, ok := p.(UsagePart); ok {

@@ -72,3 +72,24 @@ func TestUsageAdd(t *testing.T) {
 	is.Equal(a.Add(b), chat.Usage{InputTokens: 11, OutputTokens: 22, TotalTokens: 33, CacheReadTokens: 44, CacheWriteTokens: 55, ReasoningTokens: 66})
 	is.Equal(a.Add(chat.Usage{}), a)
 }
+
+// TestCollectSkipsSteering checks that steering input a stream shows is not taken for a piece of the response.
+func TestCollectSkipsSteering(t *testing.T) {
+	is := is.New(t)
+	updates := []chat.Update{
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Looking"}}},
+		{Role: chat.RoleUser, Parts: []chat.Part{chat.Text{Text: "only open ones"}}, Steering: true},
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: " now."}}},
+	}
+	resp, err := chat.Collect(func(yield func(chat.Update, error) bool) {
+		for _, u := range updates {
+			if !yield(u, nil) {
+				return
+			}
+		}
+	})
+	is.NoErr(err)
+	is.Equal(len(resp.Messages), 1)
+	is.Equal(resp.Messages[0].Role, chat.RoleAssistant)
+	is.Equal(resp.Messages[0].Text(), "Looking now.")
+}

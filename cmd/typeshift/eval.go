@@ -18,6 +18,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/eval"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
 // runEval is "typeshift eval": it runs eval suites, compares two result files, or makes a case of a conversation.
@@ -53,9 +54,9 @@ a live host (and -k n, TYPESHIFT_EVAL_K, runs each case n times: pass@k).
 
 typeshift eval compare does the same for two result files.
 
-typeshift eval case reads a conversation's messages as JSON (an array, or an
-object with "messages", such as a run's result from the HTTP API) from file or
-standard input, and prints an eval case of its last turn: the question, the
+typeshift eval case reads a conversation as JSON from file or standard input:
+the HTTP API's GET /conversations/{id}, or messages (an array, or an object
+with "messages"). It prints an eval case of its last turn: the question, the
 tool calls made and the answer as expectations to edit.
 
 `
@@ -332,24 +333,61 @@ func evalCase(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return err
 }
 
-// readMessages reads messages in chat.Message's JSON form: an array, or an object holding one under "messages".
+// readMessages reads a conversation's messages: an array in chat.Message's JSON form, an object holding one
+// under "messages", or the HTTP API's conversation (GET /conversations/{id}), whose "entries" hold them.
 func readMessages(data []byte) ([]chat.Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '{' {
 		var doc struct {
 			Messages []chat.Message `json:"messages"`
+			Entries  []struct {
+				Type string          `json:"type"`
+				Data json.RawMessage `json:"data"`
+			} `json:"entries"`
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return nil, fmt.Errorf("the conversation is not JSON messages: %w", err)
 		}
+		if doc.Entries != nil {
+			return entryMessages(doc.Entries)
+		}
 		if doc.Messages == nil {
-			return nil, errors.New(`the object has no "messages"`)
+			return nil, errors.New(`the object has no "messages" and no "entries"`)
 		}
 		return doc.Messages, nil
 	}
 	var msgs []chat.Message
 	if err := json.Unmarshal(data, &msgs); err != nil {
 		return nil, fmt.Errorf("the conversation is not JSON messages: %w", err)
+	}
+	return msgs, nil
+}
+
+// entryMessages reads the messages of a conversation's stored entries: those of its input, responses, tool
+// results, steering and approval requests, from its last summary on.
+func entryMessages(entries []struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}) ([]chat.Message, error) {
+	var msgs []chat.Message
+	for i, e := range entries {
+		switch storage.EntryType(e.Type) {
+		case storage.EntryInput, storage.EntryResponse, storage.EntryToolResults, storage.EntrySteering,
+			storage.EntryApprovalRequests:
+			m, err := chat.UnmarshalMessages(e.Data)
+			if err != nil {
+				return nil, fmt.Errorf("entry %d (%s): %w", i+1, e.Type, err)
+			}
+			msgs = append(msgs, m...)
+		case storage.EntrySummary:
+			var d struct {
+				Messages []chat.Message `json:"messages"`
+			}
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return nil, fmt.Errorf("entry %d (summary): %w", i+1, err)
+			}
+			msgs = d.Messages
+		}
 	}
 	return msgs, nil
 }

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +14,13 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/agenthttp"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/agent/eval"
+	"github.com/typeshift-go/typeshift/examples/tickets"
+	"github.com/typeshift-go/typeshift/storage/memory"
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 // typeshift eval runs a suite with go test, writes its results, and, run again against them after a change that
@@ -102,6 +112,7 @@ func TestEvalCase(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", `hello`, "not JSON messages"},
 		{"no messages", `{"conversation_id":"c-1"}`, `no "messages"`},
+		{"bad entry", `{"entries":[{"type":"input","data":{"role":7}}]}`, "entry 1 (input)"},
 		{"no user turn", `[{"role":"assistant","parts":[{"type":"text","text":"Hi"}]}]`, "no user message with text"},
 		{"huge", `[` + strings.Repeat(" ", maxConversation) + `]`, "larger than 64 MiB"},
 	} {
@@ -112,4 +123,71 @@ func TestEvalCase(t *testing.T) {
 			is.True(strings.Contains(err.Error(), tc.want))
 		})
 	}
+}
+
+// A conversation as the HTTP API returns it (GET /conversations/{id}, under its tenant's wall) becomes a case:
+// the approval it waited on, the close it made once approved, and the answer.
+func TestEvalCaseFromHTTPConversation(t *testing.T) {
+	is := is.New(t)
+	store := memory.New()
+	host, err := agent.NewHost(&closer{}, agent.Config{
+		Store: store,
+		Client: chattest.NewScript(
+			chattest.Calls(chattest.Call("call_1", "close_ticket", `{"number":4711,"reason":"Fixed."}`)),
+			chattest.Text("Ticket 4711 is closed.")),
+		Toolsets: []toolset.Source{&tickets.Tickets{Client: tickets.NewMemoryClient(tickets.SampleTickets()...)}},
+	})
+	is.NoErr(err)
+	api, err := agenthttp.New([]*agent.Host{host}, agenthttp.Options{Store: store,
+		Authenticate: func(r *http.Request) (agenthttp.Principal, error) {
+			return agenthttp.Principal{SettingsID: r.Header.Get("X-Tenant")}, nil
+		}})
+	is.NoErr(err)
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	do := func(method, path, tenant, body string) (int, []byte) {
+		r, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("X-Tenant", tenant)
+		resp, err := http.DefaultClient.Do(r)
+		is.NoErr(err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	status, body := do("POST", "/conversations", "tenant-42", `{"text":"Please close ticket 4711: fixed."}`)
+	is.Equal(status, http.StatusCreated)
+	var run struct {
+		ID      string `json:"conversation_id"`
+		Pending []struct {
+			ID string `json:"id"`
+		} `json:"pending"`
+	}
+	is.NoErr(json.Unmarshal(body, &run))
+	status, _ = do("POST", "/conversations/"+run.ID+"/runs", "tenant-42", `{"approvals":[{"request_id":"`+run.Pending[0].ID+`","approved":true}]}`)
+	is.Equal(status, http.StatusOK)
+
+	status, _ = do("GET", "/conversations/"+run.ID, "tenant-43", "")
+	is.Equal(status, http.StatusNotFound) // another tenant's conversation is not there to export
+	status, conversation := do("GET", "/conversations/"+run.ID, "tenant-42", "")
+	is.Equal(status, http.StatusOK)
+
+	var out, errOut bytes.Buffer
+	is.NoErr(evalCommand(t.Context(), []string{"case", "-settings-id", "tenant-42"}, bytes.NewReader(conversation), &out, &errOut))
+	c, err := eval.ParseCase(out.Bytes())
+	is.NoErr(err)
+	is.Equal(c.Text, "Please close ticket 4711: fixed.")
+	is.Equal(c.Expect.Trajectory.Calls[0].String(), `close_ticket(number=4711, reason="Fixed.")`)
+	is.Equal(*c.Expect.Approvals, []string{"close_ticket"})
+	is.True(c.Approve != nil && *c.Approve)
+	is.Equal(c.Expect.Answer.Reference, "Ticket 4711 is closed.")
+}
+
+// closer is an agent with the tickets' tools.
+type closer struct{ agent.Agent }
+
+func (a *closer) Declare() { agent.Use[*tickets.Tickets](a) }
+
+func (a *closer) TypeshiftDeclaration() agent.Declaration {
+	return agent.Declaration{Name: "Closer", Uses: []agent.UseDeclaration{{Index: 0}}}
 }

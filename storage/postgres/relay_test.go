@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -106,4 +108,87 @@ func TestPublishAfterClose(t *testing.T) {
 	rng, err := s.EventRange(ctx, "t", "c")
 	is.NoErr(err)
 	is.Equal(rng.Head, c.EventHead+2)
+}
+
+// readCounter counts the batches that read events.
+type readCounter struct{ n atomic.Int64 }
+
+func (c *readCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
+	for _, q := range data.Batch.QueuedQueries {
+		if strings.Contains(q.SQL, "FROM conversation_events") {
+			c.n.Add(1)
+			break
+		}
+	}
+	return ctx
+}
+func (c *readCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (c *readCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData)     {}
+func (c *readCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *readCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// TestWatchReadsBatched: the watchers of many conversations of two tenants in one process, signalled by one
+// batch of publications, read their events together, in a batch or two, not one read each; each gets its own
+// conversation's events only.
+func TestWatchReadsBatched(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	pool, schema := newPool(t)
+	publisher := openStore(t, pool, &postgres.Options{Channel: schema, PublishInterval: 300 * time.Millisecond})
+	t.Cleanup(publisher.Close)
+	cfg := pool.Config()
+	counter := &readCounter{}
+	cfg.ConnConfig.Tracer = counter
+	watchPool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	is.NoErr(err)
+	t.Cleanup(watchPool.Close)
+	watcher := openStore(t, watchPool, &postgres.Options{Channel: schema})
+	t.Cleanup(watcher.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+
+	type conv struct {
+		sid, id string
+		head    int64
+		ch      <-chan storage.Event
+	}
+	var convs []*conv
+	for _, sid := range []string{"a", "b"} {
+		for i := range 8 {
+			c, err := publisher.Claim(ctx, sid, fmt.Sprintf("c%d", i), "run", time.Minute)
+			is.NoErr(err)
+			_, err = publisher.Append(ctx, c, storage.Entry{Type: storage.EntryInput, Data: []byte(`[]`)})
+			is.NoErr(err)
+			is.NoErr(publisher.Release(ctx, c))
+			ch, err := watcher.Watch(ctx, sid, c.ConversationID, c.EventHead)
+			is.NoErr(err)
+			convs = append(convs, &conv{sid, c.ConversationID, c.EventHead, ch})
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the watches' first reads
+	before := counter.n.Load()
+	var wg sync.WaitGroup
+	for _, c := range convs {
+		wg.Go(func() {
+			data := []byte(c.sid + "/" + c.id)
+			if err := publisher.Publish(ctx, c.sid, c.id, []storage.Event{{ID: c.head + 1, Data: data}}); err != nil {
+				t.Errorf("Publish: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, c := range convs {
+		select {
+		case e := <-c.ch:
+			is.Equal(e.ID, c.head+1)
+			is.Equal(string(e.Data), c.sid+"/"+c.id) // its own conversation's event
+		case <-ctx.Done():
+			t.Fatalf("%s/%s: no event", c.sid, c.id)
+		}
+	}
+	reads := counter.n.Load() - before
+	t.Logf("%d watchers read in %d batches", len(convs), reads)
+	is.True(reads >= 1 && reads <= 4) // not a read each
 }

@@ -89,10 +89,6 @@ func parseKey(p string) (key watch.Key, rest string, err error) {
 const (
 	qEventRange = `SELECT event_base, event_head FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
 
-	qReadEvents = `SELECT id, body FROM conversation_events
-WHERE settings_id = $1 AND conversation_id = $2 AND id > $3
-ORDER BY id LIMIT $4`
-
 	// qWatching records that this store's instance watches the
 	// conversation, until the row expires, and tells the runs of other
 	// instances.
@@ -204,25 +200,7 @@ func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, af
 		Read: func(ctx context.Context, after int64, limit int) ([]storage.Event, error) {
 			ctx, cancel := context.WithTimeout(ctx, readTimeout)
 			defer cancel()
-			var out []storage.Event
-			b := tenantBatch(settingsID)
-			b.Queue(qReadEvents, settingsID, conversationID, after, limit)
-			err := s.send(ctx, b, func(br pgx.BatchResults) error {
-				rows, err := br.Query()
-				if err != nil {
-					return err
-				}
-				defer rows.Close()
-				for rows.Next() {
-					var e storage.Event
-					if err := rows.Scan(&e.ID, &e.Data); err != nil {
-						return err
-					}
-					out = append(out, e)
-				}
-				return rows.Err()
-			})
-			return out, err
+			return s.reader.read(ctx, settingsID, conversationID, after, limit)
 		},
 	})
 }
