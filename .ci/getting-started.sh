@@ -82,6 +82,19 @@ fail() { echo "getting-started: $*"; exit 1; }
 [ "$(grep -c '^called add_note$' "$work/out")" = "$runs" ] || fail "the program did not call add_note"
 ! grep -q '^called delete_note$' "$work/out" || fail "the agent offered delete_note, which it excludes"
 [ -f typeshift_gen.go ] && [ -f notes/typeshift_gen.go ] || fail "the generated files are missing"
+grep -q '^model: the offline test model$' "$work/out" || fail "the program did not say it ran on the offline test model"
+# Each API key selects its provider (the first set, in the page's order); the SDK reads the base URL, here an
+# address nothing answers on, so the run fails after the program said which model it chose.
+for env in "OPENAI_API_KEY=sk-example OPENAI_BASE_URL=http://127.0.0.1:9/v1|openai gpt-4.1-mini" \
+	"ANTHROPIC_API_KEY=sk-ant-example ANTHROPIC_BASE_URL=http://127.0.0.1:9|anthropic claude-sonnet-4-5" \
+	"GEMINI_API_KEY=AIza-example GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9|gemini gemini-2.5-flash" \
+	"GOOGLE_API_KEY=AIza-example GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9|gemini gemini-2.5-flash" \
+	"GEMINI_API_KEY=AIza-example ANTHROPIC_API_KEY=sk-ant-example ANTHROPIC_BASE_URL=http://127.0.0.1:9|anthropic claude-sonnet-4-5"; do
+	vars="${env%|*}" want="${env#*|}"
+	got="$(env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u GEMINI_API_KEY -u GOOGLE_API_KEY $vars go run . 2>&1 || true)"
+	grep -qx "model: $want" <<<"$got" || fail "with $vars the program did not choose $want: $got"
+	echo "getting-started: with $vars the program chose $want"
+done
 if [ -n "$db" ]; then
 	grep -q '^applied River migration' "$work/out" || fail "migrate did not create River's tables, as the page says it does"
 fi

@@ -95,7 +95,7 @@ func (c *conversationRun) fail(err error) error {
 	if _, ok := err.(*ConversationError); !ok {
 		err = &ConversationError{ConversationID: c.id, Op: "storing a step", Err: err}
 	}
-	c.cancel(err)
+	c.ctl.cancelWith(err)
 	return err
 }
 
@@ -125,34 +125,7 @@ func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (
 			return nil, nil, c.fail(err)
 		}
 	}
-	if len(steer) > 0 && len(msgs) > 0 {
-		c.anchors = append(c.anchors, anchor{after: msgKey(msgs[len(msgs)-1]), msgs: steer})
-	}
-	if len(c.anchors) == 0 {
-		return msgs, steer, nil
-	}
-	out := make([]chat.Message, 0, len(msgs)+len(c.anchors))
-	placed := 0
-	for _, m := range msgs {
-		out = append(out, m)
-		k := msgKey(m)
-		for _, a := range c.anchors {
-			if a.after == k {
-				out = append(out, a.msgs...)
-				placed++
-			}
-		}
-	}
-	if placed < len(c.anchors) {
-		// The message a steering input followed is gone (the approval stage leaves approval parts out): the input
-		// goes at the end rather than being lost.
-		for _, a := range c.anchors {
-			if !slices.ContainsFunc(msgs, func(m chat.Message) bool { return msgKey(m) == a.after }) {
-				out = append(out, a.msgs...)
-			}
-		}
-	}
-	return out, steer, nil
+	return c.watches.place(msgs, steer), steer, nil
 }
 
 // anchor is steering input taken in, placed after the message with the key after.
@@ -174,53 +147,6 @@ func msgKey(m chat.Message) string {
 		}
 	}
 	return k + "\x00t" + m.Text()
-}
-
-// unstored returns the messages at the end of msgs that the run added and has not stored: tool messages with a
-// result not stored yet, and assistant messages whose calls were not stored (the calls the approval stage ran).
-// It looks back from the end to the first message that is surely stored: a user message, an assistant message
-// without calls, or a tool message whose results are all stored. Model responses, stored as they arrived, are
-// skipped.
-func (c *conversationRun) unstored(msgs []chat.Message) []chat.Message {
-	var out []chat.Message
-scan:
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		switch m.Role {
-		case chat.RoleTool:
-			stored := true
-			for _, p := range m.Parts {
-				if r, ok := p.(chat.ToolResult); ok && !c.knownResults[r.CallID] {
-					stored = false
-				}
-			}
-			if stored {
-				break scan
-			}
-			out = append(out, m)
-		case chat.RoleAssistant:
-			calls, known := 0, 0
-			for _, p := range m.Parts {
-				if tc, ok := p.(chat.ToolCall); ok {
-					calls++
-					if c.knownCalls[tc.ID] {
-						known++
-					}
-				}
-			}
-			switch {
-			case calls == 0:
-				break scan
-			case known == 0:
-				m = withAuthor(m, c.st.ask.name)
-				out = append(out, m)
-			}
-		default:
-			break scan
-		}
-	}
-	slices.Reverse(out)
-	return out
 }
 
 func withAuthor(m chat.Message, name string) chat.Message {

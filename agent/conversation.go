@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -60,48 +59,70 @@ func Conversation(id string) RunOption { return func(r *runInput) { r.conversati
 // another host never writes to its caller's conversation.
 type convKey struct{ h *Host }
 
-// conversationRun is one run's hold on its conversation: the claim, what the run stored, and where its steering
-// input goes.
+// conversationRun is one run's hold on its conversation, in parts, each declared in the file that writes it: the
+// lease (lease.go), the journal of steps to store (journal.go), the store's signals and the steering input taken
+// in (steer.go), the routing among agents (handoff.go) and the run's cancellation (below).
 type conversationRun struct {
-	h          *Host
-	st         *runState
+	// Whose run holds the conversation: they change when the run is handed on (runAs).
+	h  *Host
+	st *runState
+	// Which conversation: fixed.
 	store      storage.ConversationStore
 	settingsID string
 	id         string
-	ttl        time.Duration
-	input      []chat.Message // the run's input, stored when it starts
 
-	mu     sync.Mutex // guards claim, which the renewal updates, cancel, lost, ending and ctxDone
-	claim  storage.Claim
-	cancel context.CancelCauseFunc
-	lost   error // why the claim was lost; the run stores nothing after it
-	// ending says the run is releasing its claim: a renewal that finds the claim gone from then on lost nothing,
-	// and whether the claim held until the release is the release's own answer.
-	ending  bool
-	ctxDone time.Time     // when the run's context ended (its deadline, its caller gone), or zero
-	keeper  *leaseKeeper  // renews the claim, with the host's other runs'
-	started bool          // the run's start is stored, or queued to be
-	stopped chan struct{} // closed to stop the watch
-	done    sync.WaitGroup
-
-	storeMu  sync.Mutex      // orders the run's stores; guards pending
-	pending  []storage.Entry // steps taken, stored with the next store, before the next model call
-	released bool            // the end of the run was stored with the release
-
-	// What the run has stored: the tail scan of the checkpoint stores only messages these do not hold.
-	knownCalls, knownResults map[string]bool
-
-	wake    chan struct{} // holds a value when steering input waits in the store
-	anchors []anchor      // steering input taken in, and where it goes in each later call
-
-	// A streaming run's events, to the conversation's watchers (live.go, relay.go).
-	feedOf           atomic.Pointer[runFeed] // the run's feed, once it streams
-	watchedElsewhere atomic.Bool             // another process watches: the feed publishes through the relay
-	claimHead        int64                   // the conversation's event head when claimed
-	lastEvent        int64                   // the id of the run's last event, stored by the release; guarded by mu
-
-	// Handoff (handoff.go): the agent whose run the conversation holds changes with h and st (runAs).
+	lease   lease
+	journal journal
+	watches watches
 	routing routing
+	ctl     runControl
+}
+
+// runControl is how a conversation's run is stopped: its cancel, set when it begins, and when its context ended.
+//
+//typeshift:owned
+type runControl struct {
+	mu      sync.Mutex
+	cancel  context.CancelCauseFunc
+	ctxDone time.Time // when the run's context ended (its deadline, its caller gone), or zero
+}
+
+// begin records the run's cancel, and, once ctx ends, when it did.
+func (r *runControl) begin(ctx context.Context, cancel context.CancelCauseFunc) {
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		r.ctxDone = time.Now()
+		r.mu.Unlock()
+	})
+}
+
+// cancelWith cancels the run with err as the cause, once it has begun.
+func (r *runControl) cancelWith(err error) {
+	r.mu.Lock()
+	cancel := r.cancel
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel(err)
+	}
+}
+
+// begun reports whether the run began.
+func (r *runControl) begun() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cancel != nil
+}
+
+// overdue reports a run whose context ended longer ago than storing its end may take: a run stuck past its
+// deadline (its stream's consumer stopped reading, say) is no longer renewed, so its claim expires and the
+// conversation is free again; what the run stores later, the store refuses.
+func (r *runControl) overdue() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.ctxDone.IsZero() && time.Since(r.ctxDone) > finishTimeout
 }
 
 // openConversation claims the run's conversation, loads it, and puts its history before the run's input. It
@@ -128,7 +149,6 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	if err != nil {
 		return nil, err
 	}
-	c.input = in.msgs
 	ok := false
 	defer func() {
 		if !ok {
@@ -152,10 +172,10 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	st.session.load(l.mode, ri.modeSet, l.standing)
 	c.routing.resume(l.agent)
 
+	input := in.msgs
 	in.msgs = append(l.msgs, in.msgs...)
 	in.nIn = len(in.msgs)
-	c.knownCalls, c.knownResults = map[string]bool{}, map[string]bool{}
-	c.learn(in.msgs)
+	c.journal.open(input, in.msgs)
 	h.live.add(c)
 	ok = true
 	return c, nil
@@ -175,57 +195,29 @@ var processName = sync.OnceValue(func() string {
 	return host + ":" + strconv.Itoa(os.Getpid())
 })
 
-// learn records the calls and results of msgs as stored.
-func (c *conversationRun) learn(msgs []chat.Message) {
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			switch p := p.(type) {
-			case chat.ToolCall:
-				c.knownCalls[p.ID] = true
-			case chat.ToolResult:
-				c.knownResults[p.CallID] = true
-			}
-		}
-	}
-}
-
-// append stores entries under the run's claim, after the steps queued before them, stamped with the run, the
-// agent and the author.
-func (c *conversationRun) append(ctx context.Context, op string, entries ...storage.Entry) error {
-	return c.store1(ctx, op, false, entries)
-}
-
 // begin queues the start of the run and its input, to be stored before anything else the run does. The returned
 // context ends when the lease is lost.
 func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 	var cancel context.CancelCauseFunc
 	ctx, cancel = context.WithCancelCause(ctx)
-	c.mu.Lock()
-	c.cancel = cancel
-	lost := c.lost
-	c.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		c.ctxDone = time.Now()
-		c.mu.Unlock()
-	})
+	c.ctl.begin(ctx, cancel)
+	lost := c.lease.lostClaim() // after begin: a loss from now on cancels the run itself
 	ctx = context.WithValue(ctx, convKey{c.h}, c)
 	if lost != nil {
 		cancel(lost)
 		return ctx, lost
 	}
 	start := jsonEntry(storage.EntryRunStart, runStartData{savedState{Mode: c.st.session.mode()}})
-	input, err := marshalEntry(storage.EntryInput, c.input)
+	input, err := marshalEntry(storage.EntryInput, c.journal.input)
 	if err != nil {
 		return ctx, &ConversationError{ConversationID: c.id, Op: "storing the input", Err: err}
 	}
 	input.Author = "user"
 	entries := []storage.Entry{start}
-	if len(c.input) > 0 {
+	if len(c.journal.input) > 0 {
 		entries = append(entries, input)
 	}
-	c.queue(entries...)
-	c.started = true
+	c.queueStart(entries...)
 	return ctx, nil
 }
 
@@ -235,22 +227,20 @@ const finishTimeout = 10 * time.Second
 // end stores what the run left unstored (the last tool results), its pending approval requests and its end, then
 // releases the conversation. It returns the run's error, or what failed in storing.
 func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *chat.Response, runErr error) error {
-	if runErr != nil && c.cancel != nil {
+	begun := c.ctl.begun()
+	if runErr != nil && begun {
 		if cause := context.Cause(ctx); cause != nil && errors.Is(runErr, context.Canceled) && !errors.Is(cause, context.Canceled) {
 			runErr = cause // the lease was lost, or a step could not be stored
 		}
 	}
-	if f := c.feedOf.Load(); f != nil {
+	if f := c.watches.feedOf.Load(); f != nil {
 		// The watchers learn of the end at once; the release keeps the last event's id for the next run.
-		last := f.close(runErr)
-		c.mu.Lock()
-		c.lastEvent = last
-		c.mu.Unlock()
+		c.lease.lastEventIs(f.close(runErr))
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	var storeErr error
-	if c.started { // begin queued the start: store the end
+	if c.journal.started { // begin queued the start: store the end
 		all := msgs
 		var out []chat.Message
 		if resp != nil {
@@ -286,7 +276,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 		entries = append(entries, jsonEntry(storage.EntryRunEnd, endData))
 		storeErr = c.store1(wctx, "storing the end of the run", true, entries)
 	}
-	if lost := c.lostClaim(); lost != nil {
+	if lost := c.lease.lostClaim(); lost != nil {
 		// The claim is gone: store1 stored nothing more, and the run's error says why.
 		if storeErr == lost {
 			storeErr = nil
@@ -295,8 +285,8 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			runErr = errors.Join(runErr, lost)
 		}
 	}
-	if c.cancel != nil {
-		c.cancel(nil)
+	if begun {
+		c.ctl.cancelWith(nil)
 	}
 	if err := c.close(); err != nil && storeErr == nil {
 		storeErr = err
@@ -331,20 +321,13 @@ func (c *conversationRun) runAs(st *runState) {
 // close stops the renewal and the watch and releases the claim, unless the end of the run released it or it is
 // lost. Releasing stores the steering input the run did not take in, so that the next run reads it.
 func (c *conversationRun) close() error {
-	select {
-	case <-c.stopped:
-		return nil
-	default:
-		close(c.stopped)
+	if !c.watches.stop() {
+		return nil // closed already
 	}
-	c.done.Wait()
 	c.h.live.remove(c)
-	c.keeper.remove(c)
-	c.mu.Lock()
-	claim, lost := c.releasing(), c.lost
-	c.ending = true
-	c.mu.Unlock()
-	if lost != nil || c.released {
+	c.lease.keeper.remove(c)
+	claim, lost := c.lease.end()
+	if lost != nil || c.journal.released {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
@@ -397,10 +380,10 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 // feedWhole gives the watchers of a run that did not stream its new messages, whole, when someone watches the
 // conversation now; a run nobody watches costs nothing here.
 func (c *conversationRun) feedWhole(resp *chat.Response) {
-	if resp == nil || !(c.watchedElsewhere.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
+	if resp == nil || !(c.watches.watchedElsewhere.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
 		return
 	}
-	f := newRunFeed(c, c.claimHead)
+	f := newRunFeed(c, c.lease.claimHead)
 	for _, m := range resp.Messages {
 		f.add(chat.Update{Model: resp.Model, Role: m.Role, AuthorName: m.AuthorName, Parts: m.Parts})
 	}
@@ -413,7 +396,7 @@ func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, op
 			yield(chat.Update{}, c.conv.end(ctx, msgs, nil, err))
 			return
 		}
-		feed := newRunFeed(c.conv, c.conv.claimHead)
+		feed := newRunFeed(c.conv, c.conv.lease.claimHead)
 		stopped := false
 		resp, runErr := c.conv.respond(ctx, c.next, msgs, opts, func(u chat.Update) bool {
 			feed.add(u)

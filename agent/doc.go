@@ -21,9 +21,10 @@
 //
 // # A run
 //
-// A run is a chain of [chat.Client] decorators over the provider's client, outermost first: run middleware,
-// context providers, approval and modes, author names, the tool loop, (with a conversation) the checkpoint that
-// stores each step, unique call ids, Config.Inner (where compaction goes), and the provider's client.
+// A run is a chain of [chat.Client] decorators over the provider's client. The chain is listed in one place, the
+// source of pipeline.go (and described in docs/how-a-run-works.md), with what each stage reads and writes of the
+// run: the conversation, run middleware ([Config.Middleware]), context providers, approval and modes, the tool
+// loop, the checkpoints, [Config.Inner] (where compaction goes), and the provider's client.
 // The tool loop calls the model and the tools it asks for until the model answers in text, bounded by the run's
 // budget of model calls. Every error a model can cause (bad arguments, an unknown or hidden tool, a failing or
 // panicking tool) goes back to it as a message it can act on.

@@ -30,7 +30,7 @@ func (k *leaseKeeper) add(c *conversationRun) {
 	defer k.mu.Unlock()
 	if k.runs == nil {
 		k.runs = map[*conversationRun]struct{}{}
-		k.store, k.ttl = c.store, c.ttl
+		k.store, k.ttl = c.store, c.lease.ttl
 	}
 	k.runs[c] = struct{}{}
 	if !k.running {
@@ -61,7 +61,7 @@ func (k *leaseKeeper) loop() {
 		}
 		runs := make([]*conversationRun, 0, len(k.runs))
 		for c := range k.runs {
-			if !c.overdue() {
+			if !c.ctl.overdue() {
 				runs = append(runs, c)
 			}
 		}
@@ -103,51 +103,93 @@ func (k *leaseKeeper) renew(runs []*conversationRun) {
 	wg.Wait()
 }
 
-// overdue reports a run whose context ended longer ago than storing its end may take: a run stuck past its
-// deadline (its stream's consumer stopped reading, say) is no longer renewed, so its claim expires and the
-// conversation is free again; what the run stores later, the store refuses.
-func (c *conversationRun) overdue() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.ctxDone.IsZero() && time.Since(c.ctxDone) > finishTimeout
+// lease is a run's claim on its conversation: taken, renewed with the host's other runs' (leaseKeeper), lost or
+// released.
+//
+//typeshift:owned
+type lease struct {
+	ttl    time.Duration
+	keeper *leaseKeeper // renews the claim, with the host's other runs'
+
+	mu        sync.Mutex // guards claim, which the renewal updates, lost, ending and lastEvent
+	claim     storage.Claim
+	claimHead int64 // the conversation's event head when claimed
+	lastEvent int64 // the id of the run's last event, stored by the release
+	lost      error // why the claim was lost; the run stores nothing after it
+	// ending says the run is releasing its claim: a renewal that finds the claim gone from then on lost nothing,
+	// and whether the claim held until the release is the release's own answer.
+	ending bool
+}
+
+// current returns the claim as last renewed.
+func (l *lease) current() storage.Claim {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.claim
 }
 
 // currentClaim returns the run's claim as last renewed.
-func (c *conversationRun) currentClaim() storage.Claim {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.claim
-}
+func (c *conversationRun) currentClaim() storage.Claim { return c.lease.current() }
 
 // took records the claim the run took, and what it says of the conversation's events.
 func (c *conversationRun) took(claim storage.Claim) {
-	c.claim, c.claimHead = claim, claim.EventHead
+	c.lease.claim, c.lease.claimHead = claim, claim.EventHead
 	if claim.Watched {
-		c.watchedElsewhere.Store(true)
+		c.watches.watchedElsewhere.Store(true)
 	}
 }
 
-// releasing returns the claim to release, with the id of the run's last event for the store to keep; c.mu is
+// releasing returns the claim to release, with the id of the run's last event for the store to keep; l.mu is
 // held.
-func (c *conversationRun) releasing() storage.Claim {
-	claim := c.claim
-	claim.EventHead = max(claim.EventHead, c.lastEvent, c.claimHead)
+func (l *lease) releasing() storage.Claim {
+	claim := l.claim
+	claim.EventHead = max(claim.EventHead, l.lastEvent, l.claimHead)
 	return claim
+}
+
+// forStore returns the claim to store under, or why it was lost; with release, the claim to release, and the
+// run is ending from then on unless the claim is lost.
+func (l *lease) forStore(release bool) (storage.Claim, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	claim := l.claim
+	if release {
+		claim = l.releasing()
+		l.ending = l.lost == nil
+	}
+	return claim, l.lost
+}
+
+// end marks the run as ending and returns the claim to release, or why it was lost.
+func (l *lease) end() (storage.Claim, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	claim := l.releasing()
+	l.ending = true
+	return claim, l.lost
+}
+
+// lastEventIs records the id of the run's last event, which the release keeps for the next run.
+func (l *lease) lastEventIs(id int64) {
+	l.mu.Lock()
+	l.lastEvent = id
+	l.mu.Unlock()
 }
 
 // renewed takes the outcome of renewing the run's claim.
 func (c *conversationRun) renewed(claim storage.Claim, err error) {
+	l := &c.lease
 	switch {
 	case err == nil:
-		c.mu.Lock()
-		if claim.Token == c.claim.Token {
-			c.claim = claim
+		l.mu.Lock()
+		if claim.Token == l.claim.Token {
+			l.claim = claim
 		}
-		c.mu.Unlock()
+		l.mu.Unlock()
 	case errors.Is(err, storage.ErrClaimLost):
-		c.mu.Lock()
-		ending := c.ending
-		c.mu.Unlock()
+		l.mu.Lock()
+		ending := l.ending
+		l.mu.Unlock()
 		if ending {
 			return // a renewal in flight while the run released its claim
 		}
@@ -156,25 +198,23 @@ func (c *conversationRun) renewed(claim storage.Claim, err error) {
 }
 
 // lose records that the run's claim is lost and cancels the run with err as the cause: another run may own the
-// conversation now. From then on the run stores nothing (see append).
+// conversation now. From then on the run stores nothing (see store1).
 func (c *conversationRun) lose(err error) {
-	c.mu.Lock()
-	if c.lost == nil {
-		c.lost = err
+	l := &c.lease
+	l.mu.Lock()
+	if l.lost == nil {
+		l.lost = err
 	}
-	cancel := c.cancel
-	c.mu.Unlock()
-	c.keeper.remove(c)
-	if cancel != nil {
-		cancel(err)
-	}
+	l.mu.Unlock()
+	l.keeper.remove(c)
+	c.ctl.cancelWith(err) // a run that has not begun finds the loss when it begins
 }
 
-// lostClaim returns why the run's claim was lost, or nil.
-func (c *conversationRun) lostClaim() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lost
+// lostClaim returns why the claim was lost, or nil.
+func (l *lease) lostClaim() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lost
 }
 
 // claimed is a conversation claimed, and loaded, before the run's settings were resolved, with the agent's stored
@@ -205,13 +245,13 @@ func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Messag
 	if err != nil {
 		return nil, err
 	}
-	got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), c.ttl, kinds...)
+	got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), c.lease.ttl, kinds...)
 	if got.Claim.Token == "" {
-		c.stopWatching()
+		c.watches.stop()
 		return nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 	}
 	c.took(got.Claim)
-	c.keeper.add(c)
+	c.lease.keeper.add(c)
 	p := &claimed{c: c, entries: got.Entries, settingsRead: h.storeSettings}
 	if err != nil {
 		if _, bad := errors.AsType[*storage.CorruptSettingsError](err); bad {
@@ -257,12 +297,12 @@ func (h *Host) leaseTTL() time.Duration {
 // the run. Input queued under an earlier run's claim that crashed is in the conversation once the claim succeeds.
 func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Duration) (*conversationRun, error) {
 	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.ask.input.settingsID, id: st.ask.input.conversationID,
-		ttl: ttl, stopped: make(chan struct{}), wake: make(chan struct{}, 1), keeper: &h.leases}
+		lease: lease{ttl: ttl, keeper: &h.leases}, watches: newWatches()}
 	if err := c.watchSteering(ctx); err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "watching for steering input", Err: err}
 	}
 	if err := c.watchWatchers(ctx); err != nil {
-		c.stopWatching()
+		c.watches.stop()
 		return nil, &ConversationError{ConversationID: c.id, Op: "watching for watchers", Err: err}
 	}
 	return c, nil
@@ -283,87 +323,14 @@ func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Dur
 		got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), ttl)
 		claim, entries, loaded, loadErr = got.Claim, got.Entries, true, err
 		if claim.Token == "" {
-			c.stopWatching()
+			c.watches.stop()
 			return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 		}
 	} else if claim, err = c.store.Claim(ctx, c.settingsID, c.id, h.owner(), ttl); err != nil {
-		c.stopWatching()
+		c.watches.stop()
 		return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
 	}
 	c.took(claim)
-	c.keeper.add(c) // from the claim on: loading may wait for a busy pool
+	c.lease.keeper.add(c) // from the claim on: loading may wait for a busy pool
 	return c, entries, loaded, loadErr, nil
-}
-
-// stopWatching stops the steering watch of a run that did not get its claim.
-func (c *conversationRun) stopWatching() {
-	close(c.stopped)
-	c.done.Wait()
-}
-
-// stamp marks entries with the run, the agent and the author, as they are when the step is taken, and mends
-// what no store holds (storableEntries).
-func (c *conversationRun) stamp(entries []storage.Entry) {
-	for i := range entries {
-		entries[i].RunID, entries[i].Agent = c.st.session.run.RunID, c.st.ask.name
-		if entries[i].Author == "" {
-			entries[i].Author = c.st.ask.name
-		}
-	}
-	storableEntries(entries)
-}
-
-// queue keeps steps to be stored with the run's next store, which comes before its next model call, before an
-// approved call runs, and at its end: a model response is stored with the tool results that answer it, the
-// input with whatever comes first.
-func (c *conversationRun) queue(entries ...storage.Entry) {
-	c.stamp(entries)
-	c.storeMu.Lock()
-	c.pending = append(c.pending, entries...)
-	c.storeMu.Unlock()
-}
-
-// hasPending reports whether steps wait to be stored.
-func (c *conversationRun) hasPending() bool {
-	c.storeMu.Lock()
-	defer c.storeMu.Unlock()
-	return len(c.pending) > 0
-}
-
-// store1 stores the queued steps and entries under the run's claim in one call, and with release, gives the
-// claim up in it too when the store can ([storage.AppendReleaser]). A run whose claim is lost stores nothing.
-// Steps that could not be stored stay queued, for the end of the run to try again.
-func (c *conversationRun) store1(ctx context.Context, op string, release bool, entries []storage.Entry) error {
-	c.stamp(entries)
-	c.storeMu.Lock()
-	defer c.storeMu.Unlock()
-	c.mu.Lock()
-	claim, lost := c.claim, c.lost
-	if release {
-		claim = c.releasing()
-		c.ending = lost == nil
-	}
-	c.mu.Unlock()
-	if lost != nil {
-		return lost
-	}
-	all := entries
-	if len(c.pending) > 0 {
-		all = append(c.pending[:len(c.pending):len(c.pending)], entries...)
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	var err error
-	if ar, ok := c.store.(storage.AppendReleaser); ok && release {
-		_, err = ar.AppendRelease(ctx, claim, all...)
-		c.released = err == nil
-	} else {
-		_, err = c.store.Append(ctx, claim, all...)
-	}
-	if err != nil {
-		return &ConversationError{ConversationID: c.id, Op: op, Err: err}
-	}
-	c.pending = nil
-	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
@@ -46,10 +49,74 @@ func (h *Host) Steer(ctx context.Context, settingsID, conversationID string, msg
 // storage.ErrNotRunning.
 var ErrNotRunning = errors.New("agent: no run holds the conversation")
 
+// watches are what a conversation's run follows of the store while it holds the conversation: its signals of
+// steering input and of watchers in other processes (each watched by a goroutine until stop), the steering input
+// taken in so far, and the feed of a streaming run (relay.go).
+//
+//typeshift:owned
+type watches struct {
+	stopped chan struct{} // closed to stop the watches
+	done    sync.WaitGroup
+	wake    chan struct{} // holds a value when steering input waits in the store
+	anchors []anchor      // steering input taken in, and where it goes in each later call
+
+	feedOf           atomic.Pointer[runFeed] // the run's feed, once it streams
+	watchedElsewhere atomic.Bool             // another process watches: the feed publishes through the relay
+}
+
+func newWatches() watches {
+	return watches{stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
+}
+
+// stop stops the watches and waits for their goroutines; false means they were stopped already.
+func (w *watches) stop() bool {
+	select {
+	case <-w.stopped:
+		return false
+	default:
+		close(w.stopped)
+	}
+	w.done.Wait()
+	return true
+}
+
+// place returns the messages for a model call: msgs with the steering input taken in so far, each after the
+// message it followed when it arrived; steer is the input taken in now, which follows the last of msgs.
+func (w *watches) place(msgs, steer []chat.Message) []chat.Message {
+	if len(steer) > 0 && len(msgs) > 0 {
+		w.anchors = append(w.anchors, anchor{after: msgKey(msgs[len(msgs)-1]), msgs: steer})
+	}
+	if len(w.anchors) == 0 {
+		return msgs
+	}
+	out := make([]chat.Message, 0, len(msgs)+len(w.anchors))
+	placed := 0
+	for _, m := range msgs {
+		out = append(out, m)
+		k := msgKey(m)
+		for _, a := range w.anchors {
+			if a.after == k {
+				out = append(out, a.msgs...)
+				placed++
+			}
+		}
+	}
+	if placed < len(w.anchors) {
+		// The message a steering input followed is gone (the approval stage leaves approval parts out): the input
+		// goes at the end rather than being lost.
+		for _, a := range w.anchors {
+			if !slices.ContainsFunc(msgs, func(m chat.Message) bool { return msgKey(m) == a.after }) {
+				out = append(out, a.msgs...)
+			}
+		}
+	}
+	return out
+}
+
 // wakeUp tells the run that steering input waits in the store.
 func (c *conversationRun) wakeUp() {
 	select {
-	case c.wake <- struct{}{}:
+	case c.watches.wake <- struct{}{}:
 	default: // it knows already
 	}
 }
@@ -57,7 +124,7 @@ func (c *conversationRun) wakeUp() {
 // steeringWaits reports whether the run was told that steering input waits, and forgets it.
 func (c *conversationRun) steeringWaits() bool {
 	select {
-	case <-c.wake:
+	case <-c.watches.wake:
 		return true
 	default:
 		return false
@@ -73,14 +140,15 @@ func (c *conversationRun) watchSteering(ctx context.Context) error {
 		cancel()
 		return err
 	}
-	c.done.Add(2)
+	w := &c.watches
+	w.done.Add(2)
 	go func() {
-		defer c.done.Done()
-		<-c.stopped
+		defer w.done.Done()
+		<-w.stopped
 		cancel()
 	}()
 	go func() {
-		defer c.done.Done()
+		defer w.done.Done()
 		for range ch {
 			c.wakeUp()
 		}
@@ -103,17 +171,18 @@ func (c *conversationRun) watchWatchers(ctx context.Context) error {
 		cancel()
 		return err
 	}
-	c.done.Add(2)
+	w := &c.watches
+	w.done.Add(2)
 	go func() {
-		defer c.done.Done()
-		<-c.stopped
+		defer w.done.Done()
+		<-w.stopped
 		cancel()
 	}()
 	go func() {
-		defer c.done.Done()
+		defer w.done.Done()
 		for range ch {
-			c.watchedElsewhere.Store(true)
-			if f := c.feedOf.Load(); f != nil {
+			w.watchedElsewhere.Store(true)
+			if f := w.feedOf.Load(); f != nil {
 				f.startRelay()
 			}
 		}
@@ -124,9 +193,7 @@ func (c *conversationRun) watchWatchers(ctx context.Context) error {
 // takeSteering moves the steering input waiting in the store into the conversation, as steering entries of this
 // run, and returns its messages. The store moves it in one step, so what is taken is stored.
 func (c *conversationRun) takeSteering(ctx context.Context) ([]chat.Message, error) {
-	c.mu.Lock()
-	claim := c.claim
-	c.mu.Unlock()
+	claim := c.lease.current()
 	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.session.run.RunID, Agent: c.st.ask.name, Author: "user"})
 	if err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "taking in steering input", Err: err}

@@ -79,8 +79,11 @@ type streamSide struct {
 	pool                 *pgxpool.Pool
 	acquires, emptyWaits int64
 	acquireWait          time.Duration
-	// cpu is the process's CPU time (user and system) over the measured runs of this side.
-	cpu time.Duration
+	// cpu is the process's CPU time (user and system) over the measured runs of this side, and serverCPU that of
+	// the Postgres server processes of servers' connections.
+	cpu, serverCPU time.Duration
+	servers        []*streambench.Counter
+	serverCPUOK    bool
 
 	dur, end, delay streambench.Sample
 	runs, errs      atomic.Int64
@@ -182,6 +185,19 @@ func processCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// serverCPU returns the Postgres server CPU time of the counters' connections; ok is false if it cannot be read.
+func serverCPU(cs []*streambench.Counter) (time.Duration, bool) {
+	var total time.Duration
+	for _, c := range cs {
+		d, ok := c.ServerCPU()
+		if !ok {
+			return 0, false
+		}
+		total += d
+	}
+	return total, true
+}
+
 // fleet runs n streams on s: each its own conversation (and its watcher), streamRounds runs one after the other;
 // the streams start spread over one run's length, so that n run at once in the middle. It returns when every run
 // has ended and every watcher has seen every stamp (or ten seconds later).
@@ -230,8 +246,13 @@ func (s *streamSide) fleet(b *testing.B, prefix string, n int, interval time.Dur
 		stat0 = s.pool.Stat()
 	}
 	cpu0 := processCPU(b)
+	server0, serverOK := serverCPU(s.servers)
 	defer func() {
 		s.cpu += processCPU(b) - cpu0
+		if server1, ok := serverCPU(s.servers); ok && serverOK && len(s.servers) > 0 {
+			s.serverCPU += server1 - server0
+			s.serverCPUOK = true
+		}
 		s.counts = slices.Grow(s.counts, len(s.counters))[:len(s.counters)]
 		for i, c := range s.counters {
 			s.counts[i] = s.counts[i].Add(c.Counts().Sub(before[i]))
@@ -276,6 +297,9 @@ func (s *streamSide) report(b *testing.B, n int) {
 	b.ReportMetric(float64(s.errs.Load()), s.name+"-errors")
 	if runs := s.runs.Load(); runs > 0 {
 		b.ReportMetric(float64(s.cpu.Microseconds())/1000/float64(runs), s.name+"-cpu-ms/run")
+		if s.serverCPUOK {
+			b.ReportMetric(float64(s.serverCPU.Microseconds())/1000/float64(runs), s.name+"-server-cpu-ms/run")
+		}
 	}
 	if s.acquires > 0 {
 		// The pool's waits for a connection: the share of acquisitions that found none free, and what they
@@ -341,10 +365,13 @@ func benchStreams(b *testing.B, n int, watched bool) {
 		memSide.watcher = host(model, agent.Config{Store: mem})
 		pgSide.watcher = host(model, agent.Config{Store: other})
 	} else {
-		sides = append(sides, plainSide(pg, model))
+		plain := plainSide(pg, model)
+		plain.servers = []*streambench.Counter{pg.Counter}
+		sides = append(sides, plain)
 	}
 	pgSide.counters = []*streambench.Counter{pg.Counter}
 	pgSide.pool = pg.Pool
+	pgSide.servers = pgSide.counters
 	if watchCounter != nil {
 		pgSide.counters = append(pgSide.counters, watchCounter)
 	}

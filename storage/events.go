@@ -13,7 +13,9 @@ type EventRelay interface {
 	// all in one step. The publisher numbers the events: above the claim's EventHead, increasing, in order. Publish
 	// also raises the conversation's EventHead to the last id, so that a run after a crash never numbers its
 	// events below ids a watcher may have seen. It needs no live claim: a run's last events may be published
-	// after its release.
+	// after its release. It returns once the events are stored. Calls for different conversations may come at
+	// once, and a store may write them together (the Postgres store writes those of one short interval in one
+	// transaction); the calls for one conversation come one after the other.
 	Publish(ctx context.Context, settingsID, conversationID string, events []Event) error
 
 	// Watch registers the caller as a watcher of the conversation until ctx ends, so that a run in another process

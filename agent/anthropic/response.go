@@ -73,6 +73,8 @@ type assembler struct {
 	usage     sdk.MessageDeltaUsage
 	stop      sdk.StopReason
 	finished  bool
+	// out holds the update add returns, which the caller reads before the next event: a delta costs no slice.
+	out [1]chat.Update
 }
 
 type pendingCall struct {
@@ -94,14 +96,14 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) []chat.Update {
 		switch b.Type {
 		case "text":
 			if b.Text != "" {
-				return []chat.Update{a.update(chat.Text{Text: b.Text})}
+				return a.one(a.update(chat.Text{Text: b.Text}))
 			}
 		case "thinking":
 			if b.Thinking != "" || b.Signature != "" {
-				return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, Text: b.Thinking, Signature: b.Signature})}
+				return a.one(a.update(chat.Reasoning{Provider: ProviderName, Text: b.Thinking, Signature: b.Signature}))
 			}
 		case "redacted_thinking":
-			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, Encrypted: b.Data})}
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, Encrypted: b.Data}))
 		case "tool_use":
 			if a.blocks == nil {
 				a.blocks = map[int64]*pendingCall{}
@@ -112,11 +114,11 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) []chat.Update {
 		d := ev.Delta
 		switch d.Type {
 		case "text_delta":
-			return []chat.Update{a.update(chat.Text{Text: d.Text})}
+			return a.one(a.update(chat.Text{Text: d.Text}))
 		case "thinking_delta":
-			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, Text: d.Thinking})}
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, Text: d.Thinking}))
 		case "signature_delta":
-			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, Signature: d.Signature})}
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, Signature: d.Signature}))
 		case "input_json_delta":
 			if c := a.blocks[ev.Index]; c != nil {
 				c.args = append(c.args, d.PartialJSON...)
@@ -129,7 +131,7 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) []chat.Update {
 			if len(args) == 0 {
 				args = []byte("{}")
 			}
-			return []chat.Update{a.update(chat.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(args)})}
+			return a.one(a.update(chat.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(args)}))
 		}
 	case "message_delta":
 		if ev.Delta.StopReason != "" {
@@ -160,9 +162,15 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) []chat.Update {
 		if u.FinishReason == "" {
 			u.FinishReason = chat.FinishStop
 		}
-		return []chat.Update{u}
+		return a.one(u)
 	}
 	return nil
+}
+
+// one returns u as the only update of an event, in a's own buffer.
+func (a *assembler) one(u chat.Update) []chat.Update {
+	a.out[0] = u
+	return a.out[:]
 }
 
 func (a *assembler) update(parts ...chat.Part) chat.Update {

@@ -170,7 +170,12 @@ func WriteTable(w io.Writer, changes []Change, all bool) error {
 			}
 			detail += clip(c.Now.Reason)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, status(c.Was), status(c.Now), c.Kind, detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, status(c.Was), status(c.Now), c.Kind, oneLine(detail))
 	}
 	return tw.Flush()
+}
+
+// oneLine makes s fit a table's cell: its line breaks and tabs become spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

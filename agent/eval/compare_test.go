@@ -42,6 +42,7 @@ func TestCompare(t *testing.T) {
 		result("same", true, 1),
 		result("new", false, 0),
 		result("new, passing", true, 1),
+		{Suite: "TestEvals", Case: "multi-line", Reason: "a miss:\n\tbody.messages[1]: recorded \"a\", got \"b\""},
 	}
 	changes := eval.Compare(was, now)
 	kinds := map[string]string{}
@@ -53,8 +54,8 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	is.Equal(kinds, map[string]string{"broke": eval.Regressed, "fell": eval.Regressed, "fixed": eval.Improved,
-		"same": eval.Same, "gone": eval.Removed, "new": eval.Added, "new, passing": eval.Added})
-	is.Equal(failing, []string{"broke", "fell", "new"})
+		"same": eval.Same, "gone": eval.Removed, "new": eval.Added, "new, passing": eval.Added, "multi-line": eval.Added})
+	is.Equal(failing, []string{"broke", "fell", "multi-line", "new"})
 	is.Equal(changes[0].Case, "broke") // in order of suite and case
 	is.Equal(changes[0].Scores, []eval.ScoreChange{{Name: eval.ScoreTrajectory, Was: 1, Now: 0}})
 	is.Equal(changes[1].Scores[0].Delta(), -0.25)
@@ -67,6 +68,8 @@ func TestCompare(t *testing.T) {
 	is.True(strings.Contains(table, "tool_trajectory_avg_score 0.50→0.25 (-0.25)"))
 	is.True(!strings.Contains(table, "TestEvals/same")) // unchanged cases are left out
 	is.True(strings.Contains(table, "TestEvals/gone"))
+	is.True(strings.Contains(table, `added      a miss: body.messages[1]: recorded "a", got "b"`+"\n")) // one line a case
+	is.Equal(strings.Count(table, "\n"), 8)                                                             // the header and seven changes, one line each
 }
 
 // Results written as JSON read back the same.

@@ -444,6 +444,14 @@ type responsesAssembler struct {
 	restore   restorers
 	calls     bool
 	finished  bool
+	// out holds the update add returns, which the caller reads before the next event: a delta costs no slice.
+	out [1]chat.Update
+}
+
+// one returns u as the only update of an event, in a's own buffer.
+func (a *responsesAssembler) one(u chat.Update) []chat.Update {
+	a.out[0] = u
+	return a.out[:]
 }
 
 func (a *responsesAssembler) update(parts ...chat.Part) chat.Update {
@@ -456,22 +464,22 @@ func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) ([]chat.
 		a.id, a.model = ev.Response.ID, string(ev.Response.Model)
 	case "response.output_text.delta", "response.refusal.delta":
 		if ev.Delta != "" {
-			return []chat.Update{a.update(chat.Text{Text: ev.Delta})}, nil
+			return a.one(a.update(chat.Text{Text: ev.Delta})), nil
 		}
 	case "response.reasoning_summary_text.delta":
 		if ev.Delta != "" {
-			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: ev.Delta})}, nil
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: ev.Delta})), nil
 		}
 	case "response.reasoning_summary_part.added":
 		// The parts of one summary are paragraphs, joined as a whole response's are.
 		if ev.SummaryIndex > 0 {
-			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: "\n\n"})}, nil
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: "\n\n"})), nil
 		}
 	case "response.output_item.done":
 		switch ev.Item.Type {
 		case "reasoning":
 			it := ev.Item.AsReasoning()
-			return []chat.Update{a.update(chat.Reasoning{Provider: ProviderName, ID: it.ID, Encrypted: it.EncryptedContent})}, nil
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: it.ID, Encrypted: it.EncryptedContent})), nil
 		case "function_call":
 			fc := ev.Item.AsFunctionCall()
 			a.calls = true
@@ -479,7 +487,7 @@ func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) ([]chat.
 			if args == "" {
 				args = "{}"
 			}
-			return []chat.Update{a.update(a.restore.restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(args)}))}, nil
+			return a.one(a.update(a.restore.restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(args)}))), nil
 		}
 	case "response.completed", "response.incomplete":
 		a.finished = true
@@ -489,7 +497,7 @@ func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) ([]chat.
 		if u.FinishReason == chat.FinishStop && a.calls {
 			u.FinishReason = chat.FinishToolCalls
 		}
-		return []chat.Update{u}, nil
+		return a.one(u), nil
 	case "response.failed":
 		a.finished = true
 		return nil, responseFailed(&ev.Response)

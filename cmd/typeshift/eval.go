@@ -175,7 +175,7 @@ func report(w io.Writer, was, now []eval.Result, compare, all bool) bool {
 			if r.Runs > 0 {
 				why = strings.TrimPrefix(fmt.Sprintf("%s; %d of %d runs passed", why, r.PassedRuns, r.Runs), "; ")
 			}
-			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", r.Suite, r.Case, status, why)
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", r.Suite, r.Case, status, strings.Join(strings.Fields(why), " "))
 		}
 		tw.Flush()
 		return passed < len(now)

@@ -66,6 +66,7 @@ type Store struct {
 	watching   watching  // the conversations this instance watches (watchers.go)
 	pruner     pruner    // deletes expired events (prune.go)
 	publisher  publisher // writes the events of Publish in batches (relay.go)
+	reader     reader    // reads the events of Watch in batches (relay.go)
 
 	publishInterval time.Duration
 
@@ -119,7 +120,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error)
 	s := &Store{pool: pool, channel: "typeshift_events", eventRetention: 5 * time.Minute, instance: newToken(),
 		publishInterval: 20 * time.Millisecond}
 	s.pruner.s = s
-	s.publisher.s = s
+	s.publisher.s, s.reader.s = s, s
 	s.leases.name, s.publisher.conn.name = "typeshift leases", "typeshift relay"
 	if opts != nil {
 		if opts.Channel != "" {

@@ -87,11 +87,13 @@ func parseKey(p string) (key watch.Key, rest string, err error) {
 }
 
 const (
-	qEventRange = `SELECT event_base, event_head FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
+	qEventRange = `SELECT event_base, ` + eventHead + ` FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
 
-	qReadEvents = `SELECT id, body FROM conversation_events
-WHERE settings_id = $1 AND conversation_id = $2 AND id > $3
-ORDER BY id LIMIT $4`
+	// eventHead is a conversation's event head in a statement that reads its row ($1 and $2 name it): the
+	// stored head, or the last event kept if that is above it (a publication that could not raise the head,
+	// of a run that then stopped without its release).
+	eventHead = `greatest(event_head, (SELECT max(e.id) FROM conversation_events e
+	WHERE e.settings_id = $1 AND e.conversation_id = $2))`
 
 	// qWatching records that this store's instance watches the
 	// conversation, until the row expires, and tells the runs of other
@@ -204,25 +206,7 @@ func (s *Store) Watch(ctx context.Context, settingsID, conversationID string, af
 		Read: func(ctx context.Context, after int64, limit int) ([]storage.Event, error) {
 			ctx, cancel := context.WithTimeout(ctx, readTimeout)
 			defer cancel()
-			var out []storage.Event
-			b := tenantBatch(settingsID)
-			b.Queue(qReadEvents, settingsID, conversationID, after, limit)
-			err := s.send(ctx, b, func(br pgx.BatchResults) error {
-				rows, err := br.Query()
-				if err != nil {
-					return err
-				}
-				defer rows.Close()
-				for rows.Next() {
-					var e storage.Event
-					if err := rows.Scan(&e.ID, &e.Data); err != nil {
-						return err
-					}
-					out = append(out, e)
-				}
-				return rows.Err()
-			})
-			return out, err
+			return s.reader.read(ctx, settingsID, conversationID, after, limit)
 		},
 	})
 }

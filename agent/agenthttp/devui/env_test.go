@@ -20,6 +20,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/agenthttp/devui"
+	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/examples/tickets"
@@ -218,6 +219,9 @@ func newEnv(t *testing.T, store storage.Store) *env {
 	return e
 }
 
+// testPrices prices the desk's model at 1 and 2 dollars per million input and output tokens.
+var testPrices, _ = budget.DefaultPrices().With(budget.Price{Provider: "test", Model: "desk-1", Input: 1, Output: 2})
+
 // api returns an API handler over the desk agent on store, with the env's model.
 func (e *env) api(store storage.Store) http.Handler {
 	e.t.Helper()
@@ -228,6 +232,7 @@ func (e *env) api(store storage.Store) http.Handler {
 		Client:   client{m: e.model, FuncModel: chattest.FuncModel(e.model.respond)},
 		Store:    store,
 		LeaseTTL: 5 * time.Second,
+		Meter:    budget.New(&budget.Options{Prices: testPrices}),
 	})
 	if err != nil {
 		e.t.Fatal(err)

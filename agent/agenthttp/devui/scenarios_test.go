@@ -51,6 +51,9 @@ func TestStreamedRun(t *testing.T) {
 		p.waitText(`#transcript .item.user`, "slow")
 		is.Equal(p.text(`#usage tbody tr.usage-row td:nth-child(2)`), "21")
 		is.Equal(p.text(`#usage tbody tr.usage-row td:nth-child(3)`), "4")
+		is.Equal(p.text(`#usage tbody tr.usage-row td:nth-child(5)`), "0.000029 USD") // 21 × $1 + 4 × $2 per million
+		is.Equal(p.text(`#usage tfoot tr.usage-total td:nth-child(5)`), "0.000029 USD")
+		p.waitText(`#timeline`, "0.000029 USD")
 		p.waitText(`#timeline`, "run start")
 		p.waitText(`#timeline`, "run end")
 		id := conversationID(p)

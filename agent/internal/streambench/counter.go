@@ -1,8 +1,16 @@
 package streambench
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +29,55 @@ import (
 // COMMIT count as statements.
 type Counter struct {
 	stmts, tx, rollbacks, deadlocks atomic.Int64
+
+	mu       sync.Mutex
+	backends []uint32 // the server processes of the connections opened through the pool's AfterConnect
 }
+
+// backend records the server process of a connection.
+func (c *Counter) backend(pid uint32) {
+	c.mu.Lock()
+	c.backends = append(c.backends, pid)
+	c.mu.Unlock()
+}
+
+// ServerCPU returns the CPU time, user and system, that the server processes of the connections opened through
+// the pool (the store's own connections included, its LISTEN connection excepted) have used so far, as the
+// server's host reports it in /proc: the benchmarks run beside their Postgres. ok is false when /proc cannot be
+// read (another host, another operating system). A connection closed meanwhile takes its time with it.
+func (c *Counter) ServerCPU() (cpu time.Duration, ok bool) {
+	c.mu.Lock()
+	pids := slices.Clone(c.backends)
+	c.mu.Unlock()
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // the connection closed
+			}
+			return 0, false
+		}
+		// The fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			return 0, false
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) < 13 {
+			return 0, false
+		}
+		u, err1 := strconv.ParseInt(f[11], 10, 64)
+		s, err2 := strconv.ParseInt(f[12], 10, 64)
+		if err1 != nil || err2 != nil {
+			return 0, false
+		}
+		cpu += time.Duration(u+s) * time.Second / clockTicks
+	}
+	return cpu, true
+}
+
+// clockTicks is the unit of /proc's CPU times: USER_HZ, 100 on Linux's every architecture the tests run on.
+const clockTicks = 100
 
 // Counts are a [Counter]'s totals at one moment.
 type Counts struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/typeshift-go/typeshift/storage/postgres"
@@ -80,6 +81,14 @@ func (pg *PG) open(prepare func(*pgxpool.Pool)) (*postgres.Store, *pgxpool.Pool,
 	c := &Counter{}
 	cfg := pg.cfg.Copy()
 	cfg.ConnConfig.Tracer = c
+	after := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		c.backend(conn.PgConn().PID())
+		if after != nil {
+			return after(ctx, conn)
+		}
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		tb.Fatalf("opening a pool: %v", err)

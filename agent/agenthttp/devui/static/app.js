@@ -194,6 +194,7 @@ function renderTimeline(entries) {
       what += d.pending ? ` (${d.pending} waiting for approval)` : '';
       if (d.mode) what += ` · mode ${d.mode}`;
       if (d.usage) what += ` · ${d.usage.input_tokens} in, ${d.usage.output_tokens} out`;
+      if (d.cost) what += ' · ' + costText(d.cost);
       if (d.error) what += ' · failed: ' + d.error;
     }
     if (e.type === 'response' || e.type === 'tool_results') {
@@ -205,19 +206,46 @@ function renderTimeline(entries) {
   }
 }
 
-// renderUsage shows the tokens of each stored run, from its end entry.
+// costText shows a cost as the run's end entry stores it: its amount and currency, marked as a lower bound when
+// some calls had no price, and "unknown" when none had.
+function costText(c) {
+  if (!c) return '—';
+  const priced = c.currency ? `${Number(c.amount).toFixed(6)} ${c.currency}` : '';
+  if (!c.unpriced_calls) return priced;
+  return priced ? `≥ ${priced} (${c.unpriced_calls} unpriced)` : 'unknown';
+}
+
+// renderUsage shows the tokens and the cost of each stored run, from its end entry, and the conversation's total.
 function renderUsage(entries = []) {
   const body = clear($('usage').querySelector('tbody'));
+  const foot = clear($('usage').querySelector('tfoot'));
   let n = 0;
+  const total = { nanos: 0, currency: '', unpriced_calls: 0, tokens: 0 };
+  let costed = false;
   for (const e of entries) {
     if (e.type !== 'run_end' || !e.data || !e.data.usage) continue;
     const u = e.data.usage;
+    const c = e.data.cost;
     n++;
+    total.tokens += u.total_tokens;
+    if (c) {
+      costed = true;
+      total.nanos += c.nanos || 0;
+      total.currency = total.currency || c.currency || '';
+      total.unpriced_calls += c.unpriced_calls || 0;
+    }
     append(body, el('tr', { class: 'usage-row', 'data-run': e.run_id || '' },
       el('td', { title: e.run_id || '' }, String(n) + ' · ' + shortID(e.run_id || '?')),
-      el('td', {}, String(u.input_tokens)), el('td', {}, String(u.output_tokens)), el('td', {}, String(u.total_tokens))));
+      el('td', {}, String(u.input_tokens)), el('td', {}, String(u.output_tokens)), el('td', {}, String(u.total_tokens)),
+      el('td', { class: 'cost' }, costText(c))));
   }
-  if (n === 0) append(body, el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'No run has ended yet.')));
+  if (n === 0) {
+    append(body, el('tr', {}, el('td', { colspan: 5, class: 'muted' }, 'No run has ended yet.')));
+    return;
+  }
+  const sum = costed ? costText({ amount: total.nanos / 1e9, currency: total.currency, unpriced_calls: total.unpriced_calls }) : '—';
+  append(foot, el('tr', { class: 'usage-total' }, el('th', { scope: 'row' }, 'Conversation'),
+    el('td', {}), el('td', {}), el('td', {}, String(total.tokens)), el('td', { class: 'cost' }, sum)));
 }
 
 // ---- approvals
