@@ -58,6 +58,15 @@ func TestBudgetOverHTTP(t *testing.T) {
 				refused = resp
 				break
 			}
+			var run struct {
+				Cost struct {
+					Amount   float64 `json:"amount"`
+					Unpriced int     `json:"unpriced_calls"`
+				} `json:"cost"`
+			}
+			resp.json(t, &run)
+			is.Equal(run.Cost.Unpriced, 1) // the test model has no price: unknown, not free
+			is.Equal(run.Cost.Amount, 0.0)
 			ran++
 		}
 		is.True(ran > 1)
