@@ -188,6 +188,7 @@ func TestFromConversation(t *testing.T) {
 	again, err := eval.ParseCase(data)
 	is.NoErr(err)
 	is.Equal(again.Expect.Trajectory.Calls[0].String(), "get_ticket(number=4711)")
+	is.True(again.Expect.Approvals != nil && len(*again.Expect.Approvals) == 0) // no call may wait, as none did
 
 	// The case passes on the same exchanges, and fails when the model answers otherwise.
 	again.Name = "get_ticket"
