@@ -223,6 +223,10 @@ func (s *uiSink) begin() {
 		return
 	}
 	s.started = true
+	if s.messageID == "" { // a resumed stream: the chat keeps the id of the message it streams
+		s.chunk(map[string]any{"type": "start"})
+		return
+	}
 	s.chunk(map[string]any{"type": "start", "messageId": s.messageID})
 }
 

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,6 +79,7 @@ var clientFlows = []struct {
 	{name: "auto", agui: true, aisdk: true},    // a call a rule approves within its run, after its request went out
 	{name: "plan", agui: true, aisdk: true},    // plan mode, and its plan approved
 	{name: "steer", agui: true, aisdk: true},   // a run that takes in steering input
+	{name: "resume", aisdk: true},              // a second chat resumes the stream of a run under way
 	{name: "error", agui: true, aisdk: true},   // a tool that fails
 	{name: "refused", agui: true, aisdk: true}, // a run the server refuses before it starts
 	{name: "think", agui: true, aisdk: true},   // an answer after signed reasoning, which the client sees as reasoning
@@ -285,6 +288,9 @@ func TestAISDKClientState(t *testing.T) {
 			stores(t, func(t *testing.T, s storage.Store) {
 				is := is.New(t)
 				e := newEnv(t, s, autoApprove)
+				if f.name == "resume" {
+					releaseOnResume(e)
+				}
 				id := "chat-" + f.name
 				var got struct {
 					Messages []struct {
@@ -310,6 +316,15 @@ func TestAISDKClientState(t *testing.T) {
 					Status string   `json:"status"`
 					Error  *string  `json:"error"`
 					Errors []string `json:"errors"`
+					// Resumed is the resume flow's chat again, as it came; First and After are its other chats: the
+					// one that sent the message, and one loaded after the run ended.
+					Resumed, First, After *struct {
+						Messages []struct {
+							Role  string            `json:"role"`
+							Parts []json.RawMessage `json:"parts"`
+						} `json:"messages"`
+						Status string `json:"status"`
+					}
 				}
 				runClientFlow(t, e, "aisdk.mjs", f.name, id, &got)
 				var client, pending []item
@@ -363,10 +378,80 @@ func TestAISDKClientState(t *testing.T) {
 					t.Fatalf("the chat's state differs from the stored conversation (-stored +client):\n%s", diff)
 				}
 				checkFlow(t, e, f.name, stored)
+				if f.name == "resume" {
+					// The chat that sent the message ends as the one that resumed; the one loaded after the run
+					// ended found nothing to resume and kept what it held.
+					is.True(got.Resumed != nil && got.First != nil && got.After != nil)
+					resumed := got.Resumed.Messages
+					is.Equal(partsOf(t, got.First.Messages), partsOf(t, resumed))
+					is.Equal(got.First.Status, "ready")
+					is.Equal(partsOf(t, got.After.Messages), partsOf(t, resumed))
+					is.Equal(got.After.Status, "ready")
+				}
 			})
 		})
 	}
 }
+
+// partsOf returns the roles and parts of a chat's messages as JSON, without the messages' ids, which each chat
+// makes its own.
+func partsOf(t *testing.T, messages any) string {
+	t.Helper()
+	raw, err := json.Marshal(messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []struct {
+		Role  string          `json:"role"`
+		Parts json.RawMessage `json:"parts"`
+	}
+	if err := json.Unmarshal(raw, &ms); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// releaseOnResume serves e through a server that lets the model's waiting call go on once a resumed AI SDK
+// stream (GET .../stream) has sent its first bytes, so that the run is under way while the chat resumes it. A
+// test that waits again gives the model a new release channel first.
+func releaseOnResume(e *env) {
+	var mu sync.Mutex
+	released := map[chan struct{}]bool{}
+	release := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if ch := e.model.release; !released[ch] {
+			released[ch] = true
+			close(ch)
+		}
+	}
+	e.srv.Close()
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/stream") {
+			w = &releasingWriter{ResponseWriter: w, release: release}
+		}
+		e.handler.ServeHTTP(w, r)
+	}))
+	e.t.Cleanup(e.srv.Close)
+}
+
+// releasingWriter calls release after its first write.
+type releasingWriter struct {
+	http.ResponseWriter
+	release func()
+}
+
+func (w *releasingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.release()
+	return n, err
+}
+
+func (w *releasingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // checkFlow checks that the stored conversation is the one the flow should have produced, so that a client and
 // a store agreeing on the wrong thing still fails.
@@ -403,6 +488,9 @@ func checkFlow(t *testing.T, e *env, flow string, stored []item) {
 		is.Equal(kinds, []string{"user", "call", "result", "text"})
 		is.Equal(stored[1].Name, agent.ExitPlanModeTool)
 		is.True(strings.Contains(stored[2].Text, `"approved":true`))
+	case "resume":
+		is.Equal(kinds, []string{"user", "call", "result", "text"})
+		is.True(strings.HasPrefix(last.Text, "Done: ")) // the answer after the tool's result
 	case "steer":
 		is.Equal(kinds, []string{"user", "call", "result", "user", "text"})
 		is.Equal(stored[3].Text, "steer: only open ones")

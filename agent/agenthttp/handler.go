@@ -184,6 +184,7 @@ func (h *Handler) routes() {
 	h.handle("DELETE /agents/{agent}/settings", h.deleteSettings, true)
 	h.handle("POST /agents/{agent}/agui", h.agui, true)
 	h.handle("POST /agents/{agent}/ui-message-stream", h.uiMessageStream, true)
+	h.handle("GET /agents/{agent}/ui-message-stream/{id}/stream", h.uiResume, true)
 	h.handle("GET /conversations", h.listConversations, true)
 	h.handle("POST /conversations", h.createConversation, true)
 	h.handle("GET /conversations/{id}", h.getConversation, true)

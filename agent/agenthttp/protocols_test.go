@@ -290,3 +290,54 @@ func TestAGUI(t *testing.T) {
 		})
 	})
 }
+
+// TestUIResume checks the AI SDK's reconnect endpoint: 204 when no run is live — for a conversation of the tenant
+// at rest, one that does not exist, and another tenant's live one alike — and otherwise the live run replayed from
+// its first update to its end, its start naming no message id.
+func TestUIResume(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnv(t, s)
+		releaseOnResume(e) // the waiting run goes on once the replay has begun
+		id := e.create(tokenA, "hello").ConversationID
+		path := "/agents/Desk/ui-message-stream/" + id + "/stream"
+
+		rest := e.do(req{method: "GET", path: path, token: tokenA})
+		is.Equal(rest.status, http.StatusNoContent)
+		is.Equal(len(rest.body), 0)
+		none := e.do(req{method: "GET", path: "/agents/Desk/ui-message-stream/no-such-chat/stream", token: tokenA})
+		is.Equal(none.status, http.StatusNoContent)
+
+		done := e.startWaiting(id, map[string]string{"Accept": "text/event-stream"})
+		other := e.do(req{method: "GET", path: path, token: tokenB})
+		is.Equal(other.status, http.StatusNoContent) // as if it did not exist
+		resp := e.do(req{method: "GET", path: path, token: tokenA})
+		is.Equal((<-done).status, http.StatusOK)
+		is.Equal(resp.status, http.StatusOK)
+		is.Equal(resp.header.Get("X-Vercel-Ai-Ui-Message-Stream"), "v1")
+		cs, end := uiChunks(t, resp.body)
+		is.True(end)
+		types := chunkTypes(cs)
+		is.Equal(types[0], "start")
+		_, named := cs[0]["messageId"]
+		is.True(!named)
+		is.True(slices.Contains(types, "tool-input-available"))
+		is.True(slices.Contains(types, "tool-output-available"))
+		is.Equal(types[len(types)-1], "finish")
+
+		bad := e.do(req{method: "GET", path: "/agents/Desk/ui-message-stream/room-%FF/stream", token: tokenA})
+		is.Equal(bad.status, http.StatusBadRequest)
+
+		// A run that is not streamed may end before the replay can see anything of it: the replay ends then, whole
+		// or empty, and never waits for a run that is over.
+		e.model.release = make(chan struct{})
+		done = e.startWaiting(id, nil)
+		resp = e.do(req{method: "GET", path: path, token: tokenA})
+		is.Equal((<-done).status, http.StatusOK)
+		is.Equal(resp.status, http.StatusOK)
+		if cs, end := uiChunks(t, resp.body); len(cs) > 0 {
+			is.True(end)
+			is.Equal(chunkTypes(cs)[len(cs)-1], "finish")
+		}
+	})
+}

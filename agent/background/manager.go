@@ -26,6 +26,11 @@ type Options struct {
 	// a start beyond it is refused, and the calling model reads why. Zero means [DefaultLimit]; a negative Limit
 	// means none, which lets a model that starts runs in a loop start as many as it likes.
 	Limit int
+	// TenantLimit, when set, reads a tenant's own limit at each start, in place of Limit: such as
+	// budget.Meter.LiveRunsLimit, the live_runs of the tenant's budget, which its operator sets (see
+	// docs/budgets.md). ok false means the tenant has none and Limit applies; a limit of zero allows no start. An
+	// error refuses the start, and the calling model reads that it could not be started.
+	TenantLimit func(ctx context.Context, settingsID string) (limit int, ok bool, err error)
 	// MaxDepth bounds how deeply background runs start background runs of their own: a start from a run that is
 	// already MaxDepth levels below the first caller is refused, and the calling model reads why. Zero or less
 	// means agent.DefaultMaxDepth.

@@ -134,9 +134,21 @@ func (m *Manager) start(ctx context.Context, h *agent.Host, call *toolset.Call) 
 	if m.opts.Deadline > 0 {
 		job.Deadline = job.Created.Add(m.opts.Deadline)
 	}
-	if err := m.queue.Enqueue(ctx, job, m.opts.Limit); err != nil {
+	limit := m.opts.Limit
+	if m.opts.TenantLimit != nil {
+		n, ok, err := m.opts.TenantLimit(ctx, r.SettingsID)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("not started: reading this user's limit: %w", err)
+		case ok && n <= 0:
+			return nil, errors.New("not started: this user may not start background runs")
+		case ok:
+			limit = n
+		}
+	}
+	if err := m.queue.Enqueue(ctx, job, limit); err != nil {
 		if errors.Is(err, ErrLimit) {
-			return nil, fmt.Errorf("not started: this user already has %d background runs, the limit; wait for one to finish or cancel one", m.opts.Limit)
+			return nil, fmt.Errorf("not started: this user already has %d background runs, the limit; wait for one to finish or cancel one", limit)
 		}
 		return nil, fmt.Errorf("not started: %w", err)
 	}

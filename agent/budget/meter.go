@@ -121,6 +121,20 @@ func (m *Meter) Usage(ctx context.Context, settingsID, conversationID string) (s
 	return m.store.BudgetUsage(ctx, settingsID, conversationID, m.defaults)
 }
 
+// LiveRunsLimit returns the tenant's live_runs limit (its budget document over the defaults), and false when it
+// has none. Its signature is background.Options.TenantLimit's, so that a background manager holds the tenant's
+// background runs to it too.
+func (m *Meter) LiveRunsLimit(ctx context.Context, settingsID string) (int, bool, error) {
+	u, err := m.Usage(ctx, settingsID, "")
+	if err != nil {
+		return 0, false, err
+	}
+	if n := u.Limits.LiveRuns; n != nil && *n >= 0 {
+		return int(min(*n, 1<<31-1)), true, nil
+	}
+	return 0, false, nil
+}
+
 // Begin implements [agent.Meter].
 func (m *Meter) Begin(_ context.Context, run agent.MeteredRun) (agent.RunMeter, error) {
 	return &runMeter{m: m, run: run}, nil

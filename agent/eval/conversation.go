@@ -45,7 +45,7 @@ func FromMessages(msgs []chat.Message) (*Case, error) {
 	c.Description = "Made from a conversation: " + clip(msgs[at].Text())
 
 	traj := &Trajectory{Match: MatchExact, Calls: []Call{}}
-	var approvals []string
+	approvals := []string{}       // none may wait, unless the conversation waited
 	approved := map[string]bool{} // call id -> ran without error
 	asked := map[string]bool{}
 	seen := map[string]bool{}

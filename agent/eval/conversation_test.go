@@ -9,7 +9,7 @@ import (
 )
 
 // Whatever messages a conversation holds, FromMessages never panics, and a case it makes is one ParseCase
-// accepts: the file it writes loads.
+// accepts: the file it writes loads as the same expectations.
 func FuzzFromMessages(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","parts":[{"type":"text","text":"Is ticket 4711 open?"}]},` +
 		`{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"get_ticket","arguments":{"number":4711}}]},` +
@@ -31,8 +31,13 @@ func FuzzFromMessages(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshal: %v", err)
 		}
-		if _, err := eval.ParseCase(out); err != nil {
+		again, err := eval.ParseCase(out)
+		if err != nil {
 			t.Fatalf("the case made does not load: %v\n%s", err, out)
+		}
+		if again.Expect.Trajectory == nil || again.Expect.Approvals == nil ||
+			len(again.Expect.Trajectory.Calls) != len(c.Expect.Trajectory.Calls) || len(*again.Expect.Approvals) != len(*c.Expect.Approvals) {
+			t.Fatalf("the case loads as another: %s", out)
 		}
 	})
 }

@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/mcp"
+	"github.com/typeshift-go/typeshift/agent/mcp/internal/conformance"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -129,4 +131,46 @@ func TestHostPlanMode(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(m.offered[0], []string{"fail", "search", agent.ExitPlanModeTool})
 	is.Equal(m.offered[1], []string{"delete_file", "fail", "search", "wait"})
+}
+
+// TestContentRoundTrip serves the generated toolset whose results are images, audio and resources, offers it
+// back through an MCP client, and checks both ends: the client's tool returns the same parts, bytes included, so
+// a served proxy passes them on; a run's model reads a line for each image instead of its base64.
+func TestContentRoundTrip(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	clientEnd, serverEnd := sdk.NewInMemoryTransports()
+	ss, err := mcp.ToolServer(&conformance.Media{}, mcp.Principal{}, nil).Connect(ctx, serverEnd, nil)
+	is.NoErr(err)
+	t.Cleanup(func() { _ = ss.Close() })
+	srv, err := mcp.Connect(ctx, clientEnd, &mcp.Options{Name: "media"})
+	is.NoErr(err)
+	t.Cleanup(func() { _ = srv.Close() })
+
+	tools, err := srv.Tools(ctx, &toolset.Run{})
+	is.NoErr(err)
+	var mixed *toolset.Tool
+	for _, tl := range tools {
+		if tl.Name == "test_multiple_content_types" {
+			mixed = tl
+		}
+	}
+	is.True(mixed != nil)
+	res, err := mixed.Call(ctx, &toolset.Call{Name: mixed.Name})
+	is.NoErr(err)
+	c, ok := toolset.ParseContent(res)
+	is.True(ok)
+	is.Equal(len(c.Parts), 4)
+	is.Equal(c.Parts[0], toolset.TextPart("Multiple content types test:"))
+	is.Equal(c.Parts[1].Type, toolset.ContentImage)
+	is.Equal(c.Parts[1].Data, conformance.RedPixel)
+	is.Equal(c.Parts[2], toolset.ResourceTextPart("test://mixed-content-resource", "application/json", `{"test":"data","value":123}`))
+	is.Equal(c.Parts[3], toolset.LinkPart("test://linked-resource", "linked", "text/plain"))
+
+	m := &model{steps: [][]chat.Part{{toolCall("1", "test_image_content", `{}`)}, {chat.Text{Text: "a red pixel"}}}}
+	h, err := agent.NewHost(&assistant{}, agent.Config{Client: m, Tools: []toolset.Source{srv}})
+	is.NoErr(err)
+	_, err = h.Run(ctx, agent.Text("show me"))
+	is.NoErr(err)
+	is.Equal(string(m.results()["1"].Result), fmt.Sprintf(`"[image image/png, %d bytes]"`, len(conformance.RedPixel)))
 }

@@ -93,8 +93,10 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 }
 
 // result maps a tool's result to what the model reads. An isError result becomes a [*ToolError] carrying the
-// server's text. Structured content, when present, is the result as JSON, being what the tool meant to return;
-// otherwise the content parts, as text joined by newlines, are the result as one JSON string.
+// server's text. Structured content, when present, is the result as JSON, being what the tool meant to return.
+// Content of text alone is the result as one JSON string, its parts joined by newlines; content with images,
+// audio or resources is a [toolset.Content], which keeps their bytes and which a run gives its model as
+// [toolset.Content.Text].
 func (s *Server) result(name string, res *sdk.CallToolResult) (json.RawMessage, error) {
 	if res == nil {
 		return nil, fmt.Errorf("tool %q of MCP server %q returned no result", name, s.name)
@@ -112,7 +114,58 @@ func (s *Server) result(name string, res *sdk.CallToolResult) (json.RawMessage, 
 		}
 		return raw, nil
 	}
+	if c, ok := contentOf(res.Content); ok {
+		return c.AppendJSON(nil), nil
+	}
 	return tooljson.AppendString(nil, contentText(res.Content)), nil
+}
+
+// contentOf returns the content parts as a [toolset.Content], and false when they are text alone (or nothing a
+// Content can hold). A part a Content cannot hold as it came — an image without bytes, a resource without a URI
+// — becomes a text part describing it, as contentText does.
+func contentOf(parts []sdk.Content) (toolset.Content, bool) {
+	var c toolset.Content
+	media := false
+	for _, p := range parts {
+		var part toolset.ContentPart
+		switch p := p.(type) {
+		case *sdk.TextContent:
+			part = toolset.TextPart(p.Text)
+		case *sdk.ImageContent:
+			part = toolset.ImagePart(orOctets(p.MIMEType), p.Data)
+		case *sdk.AudioContent:
+			part = toolset.AudioPart(orOctets(p.MIMEType), p.Data)
+		case *sdk.ResourceLink:
+			part = toolset.LinkPart(p.URI, p.Name, p.MIMEType)
+		case *sdk.EmbeddedResource:
+			switch r := p.Resource; {
+			case r == nil:
+				continue
+			case r.Blob != nil:
+				part = toolset.ResourcePart(r.URI, r.MIMEType, r.Blob)
+			default:
+				part = toolset.ResourceTextPart(r.URI, r.MIMEType, r.Text)
+			}
+		default:
+			continue
+		}
+		if part.Type != toolset.ContentText {
+			if _, ok := toolset.ParseContent(toolset.Content{Parts: []toolset.ContentPart{part}}.AppendJSON(nil)); ok {
+				media = true
+			} else {
+				part = toolset.TextPart(contentText([]sdk.Content{p}))
+			}
+		}
+		c.Parts = append(c.Parts, part)
+	}
+	return c, media
+}
+
+func orOctets(mime string) string {
+	if mime == "" {
+		return "application/octet-stream"
+	}
+	return mime
 }
 
 // contentText joins the content parts as text. Parts a text result cannot hold (images, audio, binary resources)

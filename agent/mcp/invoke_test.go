@@ -105,6 +105,17 @@ func TestResult(t *testing.T) {
 		{name: "structured preferred", res: &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ignored"}}, StructuredContent: map[string]any{"n": 1}}, want: `{"n":1}`},
 		{name: "structured array", res: &sdk.CallToolResult{StructuredContent: []any{"a"}}, want: `["a"]`},
 		{name: "empty", res: &sdk.CallToolResult{}, want: `""`},
+		{name: "media as content", res: &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "chart:"},
+			&sdk.ImageContent{MIMEType: "image/png", Data: []byte("1234")}, &sdk.AudioContent{Data: []byte("12")},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///b", MIMEType: "application/pdf", Blob: []byte("xyz")}},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a", Text: "hello"}},
+			&sdk.ResourceLink{URI: "file:///a.txt", Name: "a"}}},
+			want: `{"content":[{"type":"text","text":"chart:"},{"type":"image","mimeType":"image/png","data":"MTIzNA=="},` +
+				`{"type":"audio","mimeType":"application/octet-stream","data":"MTI="},` +
+				`{"type":"resource","mimeType":"application/pdf","data":"eHl6","uri":"file:///b"},` +
+				`{"type":"resource","text":"hello","uri":"file:///a"},{"type":"resource_link","uri":"file:///a.txt","name":"a"}]}`},
+		{name: "an image without bytes described", res: &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png"}}},
+			want: `"[image image/png, 0 bytes]"`},
 		{name: "error text", res: &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "disk full"}}}, err: "disk full"},
 		{name: "error without text", res: &sdk.CallToolResult{IsError: true}, err: `tool "t" failed without saying why`},
 		{name: "no result", res: nil, err: `tool "t" of MCP server "fs" returned no result`},

@@ -97,6 +97,9 @@ func TestAgentsOnEveryProvider(t *testing.T) {
 		{"stored conversation resumes with its reasoning", caseResume},
 		{"handoff to another provider", caseHandoff(true)},
 		{"handoff from another provider", caseHandoff(false)},
+		{"plan mode", casePlanMode},
+		{"sub-agent on another provider", caseSubAgent},
+		{"compaction", caseCompaction},
 	}
 	for _, w := range wires() {
 		t.Run(w.name, func(t *testing.T) {
@@ -333,6 +336,115 @@ func caseHandoff(to bool) func(t *testing.T, w wire) {
 		is.Equal(missing(reqs[0], "Was invoice 12 paid?"), nil)
 		for _, secret := range []string{signature, thought} {
 			is.True(!strings.Contains(reqs[0], secret)) // another provider's reasoning is left out
+		}
+	}
+}
+
+// casePlanMode runs in plan mode: only read-only tools are offered until the model's plan is approved, after
+// which the run goes on in the default mode with every tool, and the reasoning of the planning rounds.
+func casePlanMode(t *testing.T, w wire) {
+	is := is.New(t)
+	signature := sig(w.name, "plan")
+	client, requests := w.serve(t, []turn{
+		{thought: "Look before closing.", signature: signature, calls: []call{{id: "call_m1", name: "get_ticket", args: `{"number":4711}`}}},
+		{calls: []call{{id: "call_m2", name: agent.ExitPlanModeTool, args: `{"plan":"Close ticket 4711."}`}}},
+		{text: "Plan approved; ticket 4711 can be closed now."},
+	})
+	d := &desk{}
+	h, err := agent.NewHost(&Desk{}, agent.Config{Client: client, Tools: []toolset.Source{d.tools()}, Store: memory.New()})
+	is.NoErr(err)
+	conv := []agent.RunOption{agent.SettingsID("tenant-1"), agent.Conversation("c-plan")}
+	res, err := h.Run(t.Context(), append(conv, agent.Mode(agent.ModePlan), agent.Text("Tidy up ticket 4711."))...)
+	is.NoErr(err)
+	is.Equal(res.Mode, agent.ModePlan)
+	is.Equal(len(res.Pending), 1)
+	is.Equal(res.Pending[0].Call.Name, agent.ExitPlanModeTool)
+	is.Equal(d.ran(), []string{"get_ticket 4711"})
+
+	res, err = h.Run(t.Context(), append(conv, agent.Mode(res.Mode), agent.Approve(res.Pending[0].ID))...)
+	is.NoErr(err)
+	is.Equal(res.Mode, "")
+	is.Equal(res.Text(), "Plan approved; ticket 4711 can be closed now.")
+	reqs := requests()
+	is.Equal(len(reqs), 3)
+	for _, r := range reqs[:2] {
+		is.Equal(missing(r, "get_ticket", agent.ExitPlanModeTool), nil)
+		is.True(!strings.Contains(r, "close_ticket")) // plan mode offers no tool that changes anything
+	}
+	want := []string{"close_ticket", "toner-4711"}
+	if w.reasoning {
+		want = append(want, signature)
+	}
+	is.Equal(missing(reqs[2], want...), nil)
+}
+
+// caseSubAgent has the desk on this provider ask billing, an agent on a provider of another family, as a tool:
+// billing reads the task without the desk's reasoning; the desk reads billing's answer as the tool's result and
+// gets its own reasoning back.
+func caseSubAgent(t *testing.T, w wire) {
+	is := is.New(t)
+	other := partner(w, false)
+	thought, signature := "Billing knows invoices.", sig(w.name, "subagent")
+	deskClient, deskRequests := w.serve(t, []turn{
+		{thought: thought, signature: signature, calls: []call{{id: "call_a1", name: "ask_billing", args: `{"task":"Has invoice 12 been paid?"}`}}},
+		{text: "Yes: invoice 12 was paid on 3 March."},
+	})
+	billingClient, billingRequests := other.serve(t, []turn{{text: "Invoice 12 was paid on 3 March."}})
+	billing, err := agent.NewHost(&Billing{}, agent.Config{Client: billingClient})
+	is.NoErr(err)
+	front, err := agent.NewHost(&Desk{}, agent.Config{Client: deskClient,
+		Tools: []toolset.Source{toolset.List{agent.AsTool(billing, agent.SubAgentDescription("Answers questions about invoices."))}}})
+	is.NoErr(err)
+	res, err := front.Run(t.Context(), agent.SettingsID("tenant-1"), agent.Text("Did you get my payment for invoice 12?"))
+	is.NoErr(err)
+	is.Equal(res.Text(), "Yes: invoice 12 was paid on 3 March.")
+	breqs := billingRequests()
+	is.Equal(len(breqs), 1)
+	is.Equal(missing(breqs[0], "Has invoice 12 been paid?"), nil)
+	is.True(!strings.Contains(breqs[0], signature) && !strings.Contains(breqs[0], thought))
+	dreqs := deskRequests()
+	is.Equal(len(dreqs), 2)
+	want := []string{"ask_billing", "paid on 3 March"}
+	if w.ids {
+		want = append(want, "call_a1")
+	}
+	if w.reasoning {
+		want = append(want, signature)
+	}
+	is.Equal(missing(dreqs[1], want...), nil)
+}
+
+// caseCompaction reads five long pages, one a round, under a context budget: the oldest results are cleared
+// from later requests, which the provider still takes, each cleared result answering its call.
+func caseCompaction(t *testing.T, w wire) {
+	is := is.New(t)
+	var script []turn
+	for i := 1; i <= 5; i++ {
+		script = append(script, turn{calls: []call{{id: fmt.Sprintf("call_page%d", i), name: "read_page", args: `{}`}}})
+	}
+	script = append(script, turn{text: "Read them all."})
+	client, requests := w.serve(t, script)
+	n := 0
+	page := &toolset.Tool{Name: "read_page", Description: "Reads the next page.", ReadOnly: true, ID: "test.read_page",
+		Schema: json.RawMessage(`{"type":"object","properties":{}}`), State: &toolset.State{},
+		Invoke: func(context.Context, *toolset.Call) (json.RawMessage, error) {
+			n++
+			return json.RawMessage(fmt.Sprintf(`"page-%d %s"`, n, strings.Repeat("lorem ipsum ", 400))), nil
+		}}
+	h, err := agent.NewHost(&Desk{}, agent.Config{Client: client, Tools: []toolset.Source{toolset.List{page}},
+		Inner: []chat.Middleware{agent.Compaction(agent.CompactionOptions{Budget: 4000, KeepResults: 2})}})
+	is.NoErr(err)
+	res, err := h.Run(t.Context(), agent.Text("Read the five pages."))
+	is.NoErr(err)
+	is.Equal(res.Text(), "Read them all.")
+	reqs := requests()
+	is.Equal(len(reqs), 6)
+	last := reqs[5]
+	is.Equal(missing(last, agent.ClearedResultText, "page-5", "page-4"), nil) // the newest kept in full
+	is.True(!strings.Contains(last, "page-1 lorem"))                          // the oldest cleared
+	if w.ids {
+		for i := 1; i <= 5; i++ {
+			is.Equal(missing(last, fmt.Sprintf("call_page%d", i)), nil) // every call still answered
 		}
 	}
 }

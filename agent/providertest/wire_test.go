@@ -28,6 +28,17 @@ type turn struct {
 	thought, signature string
 	text               string
 	calls              []call
+	// input is the usage's count of input tokens; the scripted server sets it to a token per four bytes of the
+	// request, as the providers count roughly, so that the host's estimates calibrate as they do on the real API.
+	input int
+}
+
+// inputTokens returns the turn's input count, 120 when none was set.
+func (tu turn) inputTokens() int {
+	if tu.input == 0 {
+		return 120
+	}
+	return tu.input
 }
 
 type call struct{ id, name, args string }
@@ -106,7 +117,9 @@ func newScripted(t *testing.T, script []turn, render func(w io.Writer, n int, tu
 		} else {
 			w.Header().Set("Content-Type", "application/json")
 		}
-		render(w, n, script[n], st)
+		tu := script[n]
+		tu.input = len(body) / 4
+		render(w, n, tu, st)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -161,7 +174,7 @@ func renderMessages(w io.Writer, n int, tu turn, stream bool) {
 	if len(tu.calls) > 0 {
 		stop = "tool_use"
 	}
-	usage := `{"input_tokens":120,"output_tokens":40,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}`
+	usage := fmt.Sprintf(`{"input_tokens":%d,"output_tokens":40,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}`, tu.inputTokens())
 	if !stream {
 		var content []string
 		if tu.thought != "" {
@@ -177,7 +190,7 @@ func renderMessages(w io.Writer, n int, tu turn, stream bool) {
 			n, strings.Join(content, ","), stop, usage)
 		return
 	}
-	event(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":120,"output_tokens":1}}}`, n))
+	event(w, "message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%d","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, n, tu.inputTokens()))
 	i := 0
 	block := func(start string, deltas ...string) {
 		event(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":%s}`, i, start))
@@ -256,7 +269,7 @@ func renderGemini(w io.Writer, n int, tu turn, stream bool) {
 		}
 		s += `,"index":0}],"modelVersion":"gemini-test","responseId":"r` + fmt.Sprint(n) + `"`
 		if last {
-			s += `,"usageMetadata":{"promptTokenCount":120,"candidatesTokenCount":30,"thoughtsTokenCount":10,"totalTokenCount":160}`
+			s += fmt.Sprintf(`,"usageMetadata":{"promptTokenCount":%d,"candidatesTokenCount":30,"thoughtsTokenCount":10,"totalTokenCount":%d}`, tu.inputTokens(), tu.inputTokens()+40)
 		}
 		return s + "}"
 	}
@@ -297,9 +310,9 @@ func renderResponses(w io.Writer, n int, tu turn, stream bool) {
 	}
 	response := func(status string, output []string) string {
 		return fmt.Sprintf(`{"id":"resp_%d","object":"response","created_at":1767225600,"status":%q,"model":"gpt-test","output":[%s],`+
-			`"usage":{"input_tokens":120,"input_tokens_details":{"cached_tokens":0},"output_tokens":40,"output_tokens_details":{"reasoning_tokens":10},"total_tokens":160},`+
+			`"usage":{"input_tokens":%d,"input_tokens_details":{"cached_tokens":0},"output_tokens":40,"output_tokens_details":{"reasoning_tokens":10},"total_tokens":%d},`+
 			`"error":null,"incomplete_details":null,"instructions":null,"metadata":{},"parallel_tool_calls":true,"temperature":1,"top_p":1,"tool_choice":"auto","tools":[]}`,
-			n, status, strings.Join(output, ","))
+			n, status, strings.Join(output, ","), tu.inputTokens(), tu.inputTokens()+40)
 	}
 	if !stream {
 		_, _ = io.WriteString(w, response("completed", items))

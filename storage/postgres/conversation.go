@@ -26,7 +26,7 @@ VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 microsecond')
 ON CONFLICT (settings_id, conversation_id) DO UPDATE
 SET lease_owner = excluded.lease_owner, lease_token = excluded.lease_token, lease_expires_at = excluded.lease_expires_at
 WHERE c.lease_expires_at IS NULL OR c.lease_expires_at <= now()
-RETURNING lease_expires_at, event_head, ` + watchedBy
+RETURNING lease_expires_at, ` + eventHead + `, ` + watchedBy
 
 	qRenew = `UPDATE conversations SET lease_expires_at = now() + $4::bigint * interval '1 microsecond'
 WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND lease_expires_at > now()

@@ -29,16 +29,25 @@ const (
 	// raises each conversation's event head to its last event. The tenant is named twice: by the
 	// transaction's setting, which the row-level security policies read, and by $1, so that a row of another
 	// tenant is neither written nor updated even where a policy would admit it. An id already kept (a run
-	// that resumed after a crash, numbering again above the head it read) keeps its first body.
+	// that resumed after a crash, numbering again above the head it read) keeps its first body. The head is
+	// raised only on rows no one else holds (SKIP LOCKED): a statement that locks many conversations must not
+	// wait for, or deadlock with, a lease renewal that locks many too; a claim reads the head as the greater of
+	// the stored one and the last event kept (qClaim, qEventRange), so a head not raised loses nothing.
 	qPublishMany = `WITH ev AS (
 	INSERT INTO conversation_events (settings_id, conversation_id, id, body)
 	SELECT $1, e.conversation_id, e.id, e.body FROM unnest($2::text[], $3::bigint[], $4::bytea[]) AS e(conversation_id, id, body)
 	ON CONFLICT DO NOTHING
+), h AS (
+	SELECT conversation_id, max(id) AS last FROM unnest($2::text[], $3::bigint[]) AS e(conversation_id, id)
+	GROUP BY conversation_id
+), free AS (
+	SELECT c.conversation_id FROM conversations c
+	WHERE c.settings_id = $1 AND c.conversation_id IN (SELECT conversation_id FROM h)
+	FOR UPDATE SKIP LOCKED
 )
 UPDATE conversations AS c SET event_head = greatest(c.event_head, h.last)
-FROM (SELECT conversation_id, max(id) AS last FROM unnest($2::text[], $3::bigint[]) AS e(conversation_id, id)
-	GROUP BY conversation_id) AS h
-WHERE c.settings_id = $1 AND c.conversation_id = h.conversation_id`
+FROM h JOIN free USING (conversation_id)
+WHERE c.settings_id = $1 AND c.conversation_id = h.conversation_id AND c.event_head < h.last`
 
 	qNotify = `SELECT pg_notify($1, $2)`
 )

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,11 +11,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/postgres"
+	"github.com/typeshift-go/typeshift/storage/postgres/pgtest"
 )
 
 // TestPublishBatches: the Publish calls of many conversations of two tenants that arrive within one publish
@@ -191,4 +194,91 @@ func TestWatchReadsBatched(t *testing.T) {
 	reads := counter.n.Load() - before
 	t.Logf("%d watchers read in %d batches", len(convs), reads)
 	is.True(reads >= 1 && reads <= 4) // not a read each
+}
+
+// deadlockCounter counts the statements that failed with a deadlock (SQLSTATE 40P01).
+type deadlockCounter struct{ n atomic.Int64 }
+
+func (c *deadlockCounter) check(err error) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
+		c.n.Add(1)
+	}
+}
+func (c *deadlockCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (c *deadlockCounter) TraceQueryEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceQueryEndData) {
+	c.check(d.Err)
+}
+func (c *deadlockCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (c *deadlockCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	c.check(d.Err)
+}
+func (c *deadlockCounter) TraceBatchEnd(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchEndData) {
+	c.check(d.Err)
+}
+
+// TestPublishBesideRenewals: batches of publications of many conversations, in any order, beside renewals of all
+// their leases at once and the runs' own writes, never deadlock: the batch raises the heads of the rows no one
+// holds and leaves the others to the claim's reading of the last event.
+func TestPublishBesideRenewals(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	_, cfg := pgtest.Schema(t)
+	counter := &deadlockCounter{}
+	cfg.ConnConfig.Tracer = counter
+	cfg.MaxConns = 8
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	is.NoErr(err)
+	t.Cleanup(pool.Close)
+	_, err = postgres.Migrate(t.Context(), pool)
+	is.NoErr(err)
+	s := openStore(t, pool, &postgres.Options{PublishInterval: -1})
+	t.Cleanup(s.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+
+	var claims []storage.Claim
+	for i := range 40 {
+		c, err := s.Claim(ctx, "t", fmt.Sprintf("c%02d", i), "run", time.Minute)
+		is.NoErr(err)
+		claims = append(claims, c)
+	}
+	until := time.Now().Add(3 * time.Second)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for time.Now().Before(until) {
+			if _, err := s.RenewLeases(ctx, claims, time.Minute); err != nil {
+				t.Errorf("RenewLeases: %v", err)
+				return
+			}
+		}
+	})
+	for i, c := range claims {
+		wg.Go(func() {
+			for n := int64(1); time.Now().Before(until); n++ {
+				if err := s.Publish(ctx, "t", c.ConversationID, []storage.Event{{ID: c.EventHead + n, Data: []byte(`{}`)}}); err != nil {
+					t.Errorf("Publish: %v", err)
+					return
+				}
+				if i%4 == 0 { // a run's own write, which locks its row
+					if _, err := s.Append(ctx, c, storage.Entry{Type: storage.EntryInput, Data: []byte(`[]`)}); err != nil {
+						t.Errorf("Append: %v", err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	is.Equal(counter.n.Load(), int64(0)) // no deadlock
+	// Every conversation's head is at least its last event, raised or read.
+	for _, c := range claims {
+		rng, err := s.EventRange(ctx, "t", c.ConversationID)
+		is.NoErr(err)
+		is.True(rng.Head > c.EventHead)
+	}
 }

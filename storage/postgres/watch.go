@@ -87,7 +87,13 @@ func parseKey(p string) (key watch.Key, rest string, err error) {
 }
 
 const (
-	qEventRange = `SELECT event_base, event_head FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
+	qEventRange = `SELECT event_base, ` + eventHead + ` FROM conversations WHERE settings_id = $1 AND conversation_id = $2`
+
+	// eventHead is a conversation's event head in a statement that reads its row ($1 and $2 name it): the
+	// stored head, or the last event kept if that is above it (a publication that could not raise the head,
+	// of a run that then stopped without its release).
+	eventHead = `greatest(event_head, (SELECT max(e.id) FROM conversation_events e
+	WHERE e.settings_id = $1 AND e.conversation_id = $2))`
 
 	// qWatching records that this store's instance watches the
 	// conversation, until the row expires, and tells the runs of other

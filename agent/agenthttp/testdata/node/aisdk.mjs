@@ -4,7 +4,7 @@
 //
 //	node aisdk.mjs BASE_URL TOKEN FLOW CHAT_ID
 //
-// FLOW is one of think, answer, approve, deny, auto, plan, steer, error, refused.
+// FLOW is one of think, answer, approve, deny, auto, plan, steer, resume, error, refused.
 import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 
 const [base, token, flow, id] = process.argv.slice(2);
@@ -23,20 +23,27 @@ class State {
 let finished; // resolves when the chat's next request ends
 const errors = [];
 class Chat extends AbstractChat {
-  constructor(init) {
-    super({ ...init, state: new State() });
+  constructor(init, messages = []) {
+    const state = new State();
+    state.messages = messages;
+    super({ ...init, state });
   }
 }
-const chat = new Chat({
-  id,
-  transport: new DefaultChatTransport({
-    api: `${base}/agents/Desk/ui-message-stream`,
-    headers: { Authorization: `Bearer ${token}` },
-  }),
-  sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-  onError: (e) => errors.push(String(e && e.message ? e.message : e)),
-  onFinish: () => finished && finished.resolve(),
-});
+// newChat makes a chat of the conversation id, holding messages, as a page that loads it would.
+function newChat(messages) {
+  return new Chat({
+    id,
+    transport: new DefaultChatTransport({
+      api: `${base}/agents/Desk/ui-message-stream`,
+      headers: { Authorization: `Bearer ${token}` },
+    }),
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    onError: (e) => errors.push(String(e && e.message ? e.message : e)),
+    onFinish: () => finished && finished.resolve(),
+  }, messages);
+}
+let chat = newChat([]);
+const extra = {};
 
 function nextFinish() {
   let resolve;
@@ -87,6 +94,28 @@ switch (flow) {
   case "steer":
     await say("wait");
     break;
+  case "resume": {
+    // A chat sends a message whose run waits; a second chat of the conversation, as a page loaded again while
+    // the answer streams, holds the user's message and resumes the stream (the test's server lets the run go on
+    // once the resumed stream is open). Its state is what is printed; the first chat must end the same.
+    const first = chat;
+    const sent = first.sendMessage({ text: "wait" });
+    for (;;) { // the run holds the conversation once its input is stored
+      const r = await fetch(`${base}/conversations/${encodeURIComponent(id)}`, { headers: { Authorization: `Bearer ${token}` } });
+      if (r.ok) break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    chat = newChat(structuredClone(first.messages.filter((m) => m.role === "user")));
+    await chat.resumeStream();
+    await sent;
+    extra.first = { messages: first.messages, status: first.status };
+    extra.resumed = { messages: chat.messages, status: chat.status };
+    // Once the run has ended there is nothing to resume: a third chat is left as it was.
+    const third = newChat(structuredClone(chat.messages));
+    await third.resumeStream();
+    extra.after = { messages: third.messages, status: third.status };
+    break;
+  }
   case "error":
     await say("get 99999");
     break;
@@ -98,4 +127,4 @@ switch (flow) {
     throw new Error(`unknown flow ${flow}`);
 }
 process.stdout.write(JSON.stringify({ chatId: chat.id, messages: chat.messages, status: chat.status,
-  error: chat.error ? String(chat.error.message || chat.error) : null, errors }));
+  error: chat.error ? String(chat.error.message || chat.error) : null, errors, ...extra }));
