@@ -43,7 +43,7 @@
 // its threshold: 1, unless Case.Thresholds lowers it. The names of ADK's metrics are used where they measure
 // the same thing.
 //
-// Further scorers: cost (the tokens at a [Price], within max_cost), plan_mode (in plan mode, only read-only
+// Further scorers: cost (what the runs cost at a [Price], or as the host's budget meter priced them), plan_mode (in plan mode, only read-only
 // tools called, and a plan proposed or not, as [Plan] asks), and, from the run's OpenTelemetry spans
 // ([Options.Spans]), tools_executed (the tools that actually ran) and tool_errors.
 //
