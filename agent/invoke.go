@@ -82,15 +82,14 @@ func (h *Host) baseInvoke(ctx context.Context, tool *toolset.Tool, call *toolset
 // call as started, Host.baseInvoke), then the result the model reads.
 type toolRunner struct {
 	h       *Host
-	run     *toolset.Run // read: the run the tools see
-	session *session     // read: the standing approvals a sub-agent inherits
-	usage   *usageMeter  // a sub-agent's usage is added to it
-	costs   *meterState  // a sub-agent's cost is added to it, under Config.Meter
+	session *session    // read: the run the tools see, the standing approvals a sub-agent inherits
+	usage   *usageMeter // a sub-agent's usage is added to it
+	costs   *meterState // a sub-agent's cost is added to it, under Config.Meter
 }
 
 // invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
 func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) (chat.ToolResult, error) {
-	tc := &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: r.run}
+	tc := &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &r.session.run}
 	if len(tc.Arguments) == 0 {
 		tc.Arguments = emptyObject
 	}

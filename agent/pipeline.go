@@ -74,7 +74,7 @@ func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRu
 // stages builds the pipeline below the conversation: what an agent a run is handed to runs, under the
 // conversation of the run it continues (see handoff.go).
 func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
-	st.rounds = newRounds(st.ask.resolved.limits)
+	st.rounds = newRounds(&st.ask.resolved.limits)
 	st.costs = h.newMeterState(st, conv)
 	s := &st.stages
 	s.ids = uniqueCallIDs{next: chat.Chain(cacheHints{metered(st.costs, provider)}, h.cfg.Inner...)}
@@ -84,10 +84,10 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 		inner = &checkpoint{next: inner, conv: conv}
 		routing = &conv.routing
 	}
-	s.tools = toolRunner{h: h, run: &st.session.run, session: &st.session, usage: &st.usage, costs: st.costs}
+	s.tools = toolRunner{h: h, session: &st.session, usage: &st.usage, costs: st.costs}
 	s.loop = toolLoop{next: inner, ask: &st.ask, rounds: &st.rounds, usage: &st.usage, session: &st.session,
 		shown: &st.shown, tools: &s.tools, routing: routing}
-	s.authors = authorNames{next: &s.loop, name: st.ask.name}
+	s.authors = authorNames{next: &s.loop, ask: &st.ask}
 	s.approvals = approvals{next: &s.authors, ask: &st.ask, session: &st.session, rounds: &st.rounds,
 		shown: &st.shown, tools: &s.tools}
 	var c chat.Client = &s.approvals

@@ -42,8 +42,9 @@ func stageParts(h *Host, limit int) *runState {
 	ri := st.ask.begin(h)
 	SettingsID("t")(ri)
 	st.session.start(toolset.Run{SettingsID: "t", RunID: "r", Agent: h.decl.Name}, nil)
-	st.rounds = newRounds(limits{maxIterations: limit, maxRetries: 3, maxConsecutiveErrors: 3})
-	st.stages.tools = toolRunner{h: h, run: &st.session.run, session: &st.session, usage: &st.usage}
+	st.ask.resolved.limits = limits{maxIterations: limit, maxRetries: 3, maxConsecutiveErrors: 3}
+	st.rounds = newRounds(&st.ask.resolved.limits)
+	st.stages.tools = toolRunner{h: h, session: &st.session, usage: &st.usage}
 	return st
 }
 

@@ -36,14 +36,14 @@ type toolLoop struct {
 //
 //typeshift:owned
 type rounds struct {
-	limits        limits
+	limits        *limits        // read: the run's, in its resolved settings
 	remaining     int            // model calls left in the run's budget
 	retries       map[string]int // consecutive retry steps by tool ID
 	failingRounds int
 }
 
 // newRounds is a run's rounds under its limits.
-func newRounds(l limits) rounds { return rounds{limits: l, remaining: l.maxIterations} }
+func newRounds(l *limits) rounds { return rounds{limits: l, remaining: l.maxIterations} }
 
 // left is how many model calls the run may still make.
 func (b *rounds) left() int { return b.remaining }
