@@ -263,12 +263,8 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 // requestsIn returns the approval requests of msgs.
 func requestsIn(msgs []chat.Message) []chat.ApprovalRequest {
 	var out []chat.ApprovalRequest
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if r, ok := p.(chat.ApprovalRequest); ok {
-				out = append(out, r)
-			}
-		}
+	for r := range partsOf[chat.ApprovalRequest](msgs) {
+		out = append(out, r)
 	}
 	return out
 }

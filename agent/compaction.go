@@ -264,12 +264,8 @@ func (c *compactor) applyCleared(msgs []chat.Message) ([]chat.Message, bool) {
 // target or nothing more can be cleared. It returns the messages and their new size in bytes.
 func (c *compactor) clearOldest(msgs []chat.Message, other, size int) ([]chat.Message, int) {
 	total := 0
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if _, ok := p.(chat.ToolResult); ok {
-				total++
-			}
-		}
+	for range partsOf[chat.ToolResult](msgs) {
+		total++
 	}
 	clearable := total - c.o.KeepResults
 	copied := false

@@ -350,11 +350,9 @@ func openRequests(msgs []chat.Message) []chat.ApprovalRequest {
 }
 
 func hasResult(msgs []chat.Message, callID string) bool {
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			if r, ok := p.(chat.ToolResult); ok && r.CallID == callID {
-				return true
-			}
+	for r := range partsOf[chat.ToolResult](msgs) {
+		if r.CallID == callID {
+			return true
 		}
 	}
 	return false

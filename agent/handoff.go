@@ -144,9 +144,14 @@ func newHandoffTool(name string, t Handoff) *toolset.Tool {
 }
 
 // handoffToolName is handoff_to_ and name in snake case, keeping only what tool names allow.
-func handoffToolName(name string) string {
+func handoffToolName(name string) string { return agentToolName(HandoffToolPrefix, name) }
+
+// agentToolName is the name of a tool that stands for an agent (a handoff or a sub-agent tool): prefix and the
+// agent's name in snake case, keeping only lower-case letters and digits, with one underscore for each run of
+// separators, at most 64 bytes and without a trailing underscore.
+func agentToolName(prefix, name string) string {
 	var b strings.Builder
-	b.WriteString(HandoffToolPrefix)
+	b.WriteString(prefix)
 	for _, r := range toolset.SnakeCase(name) {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':

@@ -257,21 +257,15 @@ func buildHistory(conversationID string, entries []storage.Entry) (*loaded, erro
 // input that carries requests of its own.
 func (l *loaded) checkAnswers(input []chat.Message) error {
 	var open []chat.ApprovalRequest
-	for _, m := range input {
-		for _, p := range m.Parts {
-			a, ok := p.(chat.ApprovalAnswer)
-			if !ok {
-				continue
-			}
-			if l.closed[a.RequestID] {
-				return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalClosed}
-			}
-			if open == nil {
-				open = requestsIn(l.msgs)
-			}
-			if !slices.ContainsFunc(open, func(r chat.ApprovalRequest) bool { return r.ID == a.RequestID }) {
-				return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalUnknown}
-			}
+	for a := range partsOf[chat.ApprovalAnswer](input) {
+		if l.closed[a.RequestID] {
+			return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalClosed}
+		}
+		if open == nil {
+			open = requestsIn(l.msgs)
+		}
+		if !slices.ContainsFunc(open, func(r chat.ApprovalRequest) bool { return r.ID == a.RequestID }) {
+			return &ApprovalError{RequestID: a.RequestID, Reason: ApprovalUnknown}
 		}
 	}
 	return nil

@@ -1,8 +1,25 @@
 package agent
 
 import (
+	"iter"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/toolset"
 )
+
+// partsOf yields the parts of msgs that are a T, in order: the one way the package picks parts of one type out of
+// messages.
+func partsOf[T chat.Part](msgs []chat.Message) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for _, m := range msgs {
+			for _, p := range m.Parts {
+				if v, ok := p.(T); ok && !yield(v) {
+					return
+				}
+			}
+		}
+	}
+}
 
 // findTool returns the tool called name among tools.
 func findTool(tools []*toolset.Tool, name string) *toolset.Tool {

@@ -104,28 +104,13 @@ func SubAgents(hosts ...*Host) toolset.List {
 	return l
 }
 
-// subAgentToolName is ask_ and name in snake case, keeping only what tool names allow.
+// subAgentToolName is ask_ and name in snake case, keeping only what tool names allow, or ask_agent when nothing
+// of the name is left.
 func subAgentToolName(name string) string {
-	var b strings.Builder
-	b.WriteString("ask_")
-	for _, r := range toolset.SnakeCase(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r == '_' || r == '-' || r == ' ' || r == '.':
-			if s := b.String(); !strings.HasSuffix(s, "_") {
-				b.WriteByte('_')
-			}
-		}
+	if out := agentToolName("ask_", name); toolset.ValidName(out) {
+		return out
 	}
-	out := strings.TrimRight(b.String(), "_")
-	if len(out) > 64 {
-		out = strings.TrimRight(out[:64], "_")
-	}
-	if !toolset.ValidName(out) {
-		return "ask_agent"
-	}
-	return out
+	return "ask_agent"
 }
 
 // DepthError reports a sub-agent call that would nest deeper than the limit. The calling model reads it.

@@ -11,7 +11,9 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/budget"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/memory"
 )
 
 const tokenOperator = "token-operator" // the operator, acting on tenant A
@@ -58,6 +60,15 @@ func TestBudgetOverHTTP(t *testing.T) {
 				refused = resp
 				break
 			}
+			var run struct {
+				Cost struct {
+					Amount   float64 `json:"amount"`
+					Unpriced int     `json:"unpriced_calls"`
+				} `json:"cost"`
+			}
+			resp.json(t, &run)
+			is.Equal(run.Cost.Unpriced, 1) // the test model has no price: unknown, not free
+			is.Equal(run.Cost.Amount, 0.0)
 			ran++
 		}
 		is.True(ran > 1)
@@ -135,4 +146,37 @@ func TestOperatorSettings(t *testing.T) {
 		resp = put(tokenB, map[string]any{"model": "desk-2"}, create)
 		is.Equal(resp.status, http.StatusCreated)
 	})
+}
+
+// budgetNamed is an agent whose settings kind is the budget's: its settings route must not let a tenant write
+// the budget through it.
+type budgetNamed struct{ agent.Agent }
+
+func (a *budgetNamed) Declare() {
+	a.WithName(storage.BudgetKind)
+	a.WithModel("test", "m").Configurable()
+}
+
+func TestBudgetNotWritableAsSettings(t *testing.T) {
+	is := is.New(t)
+	s := memory.New()
+	host, err := agent.NewHost(&budgetNamed{}, agent.Config{Client: chattest.FuncModel(newModel().respond), Store: s})
+	is.NoErr(err)
+	var cfg agent.Config
+	opts := agenthttp.Options{Store: s}
+	withBudgets(s)(&cfg, &opts)
+	h, err := agenthttp.New([]*agent.Host{host}, opts)
+	is.NoErr(err)
+	e := &env{t: t, store: s, handler: h, srv: newServer(t, h)}
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{tokenA, http.StatusForbidden}, {tokenOperator, http.StatusCreated}} {
+		resp := e.do(req{method: "PUT", path: "/agents/budget/settings", token: tc.token, body: map[string]any{"model": "m2"},
+			header: map[string]string{"If-None-Match": "*"}})
+		is.Equal(resp.status, tc.want)
+	}
+	doc, err := s.GetSettings(t.Context(), tenantA, storage.BudgetKind)
+	is.NoErr(err)
+	is.Equal(doc.Revision, int64(1)) // only the operator's write
 }

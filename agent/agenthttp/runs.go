@@ -85,7 +85,23 @@ type resultJSON struct {
 	Pending        []requestJSON  `json:"pending"`
 	Mode           string         `json:"mode"`
 	Usage          usageJSON      `json:"usage"`
-	FinishReason   string         `json:"finish_reason,omitempty"`
+	// Cost is what the run's model calls cost, when the host has a meter (see docs/budgets.md).
+	Cost         *costJSON `json:"cost,omitempty"`
+	FinishReason string    `json:"finish_reason,omitempty"`
+}
+
+// costJSON is a run's cost: the priced calls' amount in the currency, and the calls with no price.
+type costJSON struct {
+	Amount        float64 `json:"amount"`
+	Currency      string  `json:"currency,omitempty"`
+	UnpricedCalls int     `json:"unpriced_calls,omitempty"`
+}
+
+func costOf(c agent.Cost) *costJSON {
+	if c == (agent.Cost{}) {
+		return nil
+	}
+	return &costJSON{Amount: c.Amount(), Currency: c.Currency, UnpricedCalls: c.Unpriced}
 }
 
 func resultOf(conversationID string, res *agent.Result) resultJSON {
@@ -94,7 +110,7 @@ func resultOf(conversationID string, res *agent.Result) resultJSON {
 		msgs = []chat.Message{}
 	}
 	return resultJSON{ConversationID: conversationID, Agent: res.Agent, Text: res.Text(), Messages: msgs,
-		Pending: requestsJSON(res.Pending), Mode: res.Mode, Usage: usageOf(res.Usage), FinishReason: string(res.FinishReason)}
+		Pending: requestsJSON(res.Pending), Mode: res.Mode, Usage: usageOf(res.Usage), Cost: costOf(res.Cost), FinishReason: string(res.FinishReason)}
 }
 
 // input is a run's input in the terms of the agent package, from whichever protocol.

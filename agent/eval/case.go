@@ -43,7 +43,8 @@ type Case struct {
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`
 	// Repeat runs the case several times (see [Repeat]); nil runs it once.
 	Repeat *Repeat `json:"repeat,omitempty"`
-	// Price is what the model's tokens cost, for Expect.MaxCost; nil takes [Options.Price].
+	// Price is what the model's tokens cost, for Expect.MaxCost; nil takes [Options.Price], and without one the
+	// cost the host's Config.Meter puts on the runs (package agent/budget's price table).
 	Price *Price `json:"price,omitempty"`
 
 	file string
@@ -67,7 +68,7 @@ type Expect struct {
 	MaxRounds int   `json:"max_rounds,omitempty"`
 	MaxTokens int64 `json:"max_tokens,omitempty"`
 	// MaxCost bounds what the case's tokens cost, in the currency of the price (the case's Price, or
-	// [Options.Price]).
+	// [Options.Price], or the host meter's price table).
 	MaxCost float64 `json:"max_cost,omitempty"`
 	// Plan is what a case that starts in plan mode must do there.
 	Plan *Plan `json:"plan,omitempty"`

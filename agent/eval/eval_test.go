@@ -177,6 +177,12 @@ func newHost(t *testing.T, c *eval.Case) *agent.Host {
 // tracedHost is newHost with the host's telemetry.
 func tracedHost(t *testing.T, c *eval.Case, ins *telemetry.Instrumentation) *agent.Host {
 	t.Helper()
+	return configuredHost(t, c, func(cfg *agent.Config) { cfg.Telemetry = ins })
+}
+
+// configuredHost is newHost with its configuration changed by change.
+func configuredHost(t *testing.T, c *eval.Case, change func(*agent.Config)) *agent.Host {
+	t.Helper()
 	rec := cassette.New(t, filepath.Join("testdata", "cassettes", c.Name+".txt"), nil)
 	baseURL := "http://127.0.0.1:1" // never dialled on replay
 	if rec.Mode() == cassette.Record {
@@ -186,11 +192,12 @@ func tracedHost(t *testing.T, c *eval.Case, ins *telemetry.Instrumentation) *age
 	}
 	client := openai.New(option.WithBaseURL(baseURL), option.WithAPIKey("sk-test"), option.WithHTTPClient(rec.Client()),
 		option.WithMaxRetries(0)).WithModel("gpt-4.1-mini")
-	host, err := agent.NewHost(&Support{}, agent.Config{
-		Toolsets:  []toolset.Source{&ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}},
-		Client:    client,
-		Telemetry: ins,
-	})
+	cfg := agent.Config{
+		Toolsets: []toolset.Source{&ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}},
+		Client:   client,
+	}
+	change(&cfg)
+	host, err := agent.NewHost(&Support{}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/cassette"
 	"github.com/typeshift-go/typeshift/agent/eval"
 	"github.com/typeshift-go/typeshift/agent/openai"
@@ -154,6 +155,36 @@ func TestCost(t *testing.T) {
 	is.NoErr(err)
 	is.True(!res.Passed) // a limit with no price never passes
 	is.True(strings.Contains(res.Reason, "no price is given"))
+}
+
+// Without a price of the suite's, the cost is the one the host's meter puts on the runs from its price table;
+// a model the table does not know makes the cost unknown, which never passes.
+func TestCostFromTheHostsMeter(t *testing.T) {
+	other, err := budget.ParsePrices([]byte(`{"currency":"EUR","taken":"2026-01-01","models":[{"provider":"openai","model":"gpt-4o","input":2.5,"output":10}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		prices *budget.Prices
+		limit  float64
+		passed bool
+		reason string
+	}{
+		{"within", nil, 0.001, true, ""},
+		{"past the limit", nil, 0.0001, false, "cost 0.52 < 1.00: 240 input and 60 output tokens cost 0.000192 USD as the host priced them, more than 0.0001"},
+		{"a model the table lacks", other, 1, false, "cost 0.00 < 1.00: 2 model calls have no price in the host's price table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			c := loadCase(t, "get_ticket", func(c *eval.Case) { c.Expect.MaxCost = tc.limit })
+			host := configuredHost(t, c, func(cfg *agent.Config) { cfg.Meter = budget.New(&budget.Options{Prices: tc.prices}) })
+			res, err := eval.Evaluate(t.Context(), host, c, nil)
+			is.NoErr(err)
+			is.Equal(res.Passed, tc.passed)
+			is.True(strings.HasPrefix(res.Reason, tc.reason))
+		})
+	}
 }
 
 // A stored conversation becomes a case: its question, the calls made and the answer as editable expectations;

@@ -24,7 +24,8 @@ const ScoreRubric = "rubric"
 type Options struct {
 	// Judge scores the cases that set a rubric; a case with a rubric and no judge is an error.
 	Judge chat.Client
-	// Price is the price of the cases that set Expect.MaxCost and no price of their own.
+	// Price is the price of the cases that set Expect.MaxCost and no price of their own. Leave it nil to check
+	// the cost the host's Config.Meter (package agent/budget) puts on each run, from its price table.
 	Price *Price
 	// Spans returns the spans ended so far by the tracer provider the host's telemetry uses, for the cases
 	// that set Expect.Spans: the Ended method of a go.opentelemetry.io/otel/sdk/trace/tracetest SpanRecorder,

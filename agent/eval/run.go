@@ -248,6 +248,11 @@ func runSpans(all []sdktrace.ReadOnlySpan, skip int) []sdktrace.ReadOnlySpan {
 // the model made it: the next run's copy of it, written when the answer let it run, is no model call.
 func (r *Run) add(res *agent.Result) {
 	r.Usage = r.Usage.Add(res.Usage)
+	r.Cost.Nanos += res.Cost.Nanos
+	r.Cost.Unpriced += res.Cost.Unpriced
+	if res.Cost.Currency != "" {
+		r.Cost.Currency = res.Cost.Currency
+	}
 	seen := map[string]bool{}
 	for _, c := range r.Calls {
 		seen[c.ID] = true

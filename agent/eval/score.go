@@ -59,6 +59,9 @@ type Run struct {
 	Plan      *string
 	// Spans are the OpenTelemetry spans of the case's runs (see [Options.Spans]), in the order they ended.
 	Spans []sdktrace.ReadOnlySpan
+	// Cost is what the runs cost as the host's Config.Meter priced them (package agent/budget): zero without a
+	// meter.
+	Cost agent.Cost
 }
 
 // Score runs every scorer whose expectation the case sets over what the run did.
@@ -88,7 +91,7 @@ func (c *Case) Score(r *Run) []Score {
 		out = append(out, scoreLimit(ScoreTokens, "tokens", total, e.MaxTokens))
 	}
 	if e.MaxCost > 0 {
-		out = append(out, scoreCost(c.Price, r.Usage, e.MaxCost))
+		out = append(out, scoreCost(c.Price, r, e.MaxCost))
 	}
 	if e.Plan != nil {
 		out = append(out, scorePlan(e.Plan, r))
@@ -350,12 +353,22 @@ func scoreLimit(name, what string, got, limit int64) Score {
 	return Score{Name: name, Value: float64(limit) / float64(got), Reason: fmt.Sprintf("%d %s, more than %d", got, what, limit)}
 }
 
-func scoreCost(p *Price, u chat.Usage, limit float64) Score {
-	if p == nil {
-		return Score{Name: ScoreCost, Reason: "max_cost is set but no price is given (the case's price, or Options.Price)"}
+// scoreCost checks the runs' cost: at the case's price when it has one, or as the host's meter priced the runs.
+func scoreCost(p *Price, r *Run, limit float64) Score {
+	var cost float64
+	var what string
+	switch {
+	case p != nil:
+		cost = p.Cost(r.Usage)
+		what = fmt.Sprintf("%d input and %d output tokens cost %.6g", r.Usage.InputTokens, r.Usage.OutputTokens, cost)
+	case r.Cost.Unpriced > 0:
+		return Score{Name: ScoreCost, Reason: fmt.Sprintf("%d model calls have no price in the host's price table, so the cost is unknown", r.Cost.Unpriced)}
+	case r.Cost.Currency != "":
+		cost = r.Cost.Amount()
+		what = fmt.Sprintf("%d input and %d output tokens cost %.6g %s as the host priced them", r.Usage.InputTokens, r.Usage.OutputTokens, cost, r.Cost.Currency)
+	default:
+		return Score{Name: ScoreCost, Reason: "max_cost is set but no price is given (the case's price, Options.Price, or a host whose Config.Meter prices its runs)"}
 	}
-	cost := p.Cost(u)
-	what := fmt.Sprintf("%d input and %d output tokens cost %.6g", u.InputTokens, u.OutputTokens, cost)
 	if cost <= limit {
 		return Score{Name: ScoreCost, Value: 1, Reason: fmt.Sprintf("%s, at most %.6g", what, limit)}
 	}

@@ -71,6 +71,39 @@ func RegisterResponses(p *chat.Providers, opts ...option.RequestOption) {
 	p.Register(ProviderName, ResponsesFactory(opts...))
 }
 
+// ReasoningModel reports whether model is one of OpenAI's reasoning models (the o-series and the gpt-5 family),
+// which keep their reasoning across tool rounds only on the Responses API.
+func ReasoningModel(model string) bool {
+	for _, prefix := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if rest, ok := strings.CutPrefix(model, prefix); ok && (rest == "" || rest[0] == '-' || rest[0] == '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// FactoryByModel returns a [chat.ProviderFactory] that chooses the API per model: the Responses API for the
+// models useResponses reports (nil means [ReasoningModel]), Chat Completions for the others, all sharing the
+// options.
+func FactoryByModel(useResponses func(model string) bool, opts ...option.RequestOption) chat.ProviderFactory {
+	if useResponses == nil {
+		useResponses = ReasoningModel
+	}
+	completions, api := New(opts...), NewResponses(opts...)
+	return func(model string) (chat.Client, error) {
+		if useResponses(model) {
+			return api.WithModel(model), nil
+		}
+		return completions.WithModel(model), nil
+	}
+}
+
+// RegisterByModel adds the openai provider to p under [ProviderName], choosing the API per model as
+// [FactoryByModel] does.
+func RegisterByModel(p *chat.Providers, useResponses func(model string) bool, opts ...option.RequestOption) {
+	p.Register(ProviderName, FactoryByModel(useResponses, opts...))
+}
+
 // Respond sends one request and returns the whole response.
 func (c *ResponsesClient) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
 	params, r, err := c.params(msgs, opts)

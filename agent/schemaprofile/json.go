@@ -117,7 +117,8 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendQuote(b, k)
+			q, _ := json.Marshal(k) // JSON's escaping: Go's writes \x7f, which JSON refuses
+			b = append(b, q...)
 			b = append(b, ':')
 			b = appendJSON(b, v.vals[k])
 		}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/cassette"
 	"github.com/typeshift-go/typeshift/agent/eval"
 	"github.com/typeshift-go/typeshift/agent/openai"
@@ -20,10 +21,6 @@ import (
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/toolset"
 )
-
-// evalPrice is what the suite's max_cost limits are checked against: gpt-4.1-mini's list price in US dollars
-// per million tokens, as OpenAI published it when the cassettes were recorded.
-var evalPrice = &eval.Price{InputPerMillion: 0.40, OutputPerMillion: 1.60}
 
 // TestEvals runs the support agent's eval suite, testdata/evals, each case on a real host of Support:
 //
@@ -33,6 +30,9 @@ var evalPrice = &eval.Price{InputPerMillion: 0.40, OutputPerMillion: 1.60}
 //     which is how the committed cassettes were made;
 //   - with TYPESHIFT_EVAL_LIVE=1, live against the model the environment names (see provider), with no
 //     cassette; TYPESHIFT_EVAL_K=5 then runs each case five times (pass@k).
+//
+// The host prices its runs with package budget's price table, which the cases' max_cost limits are checked
+// against, in US dollars.
 //
 // typeshift eval runs it and compares its results with an earlier run's.
 func TestEvals(t *testing.T) {
@@ -44,7 +44,7 @@ func TestEvals(t *testing.T) {
 	ins := telemetry.New(&telemetry.Options{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))})
 	eval.RunCases(t, cases, func(t *testing.T, c *eval.Case) *agent.Host {
 		return evalHost(t, c, ins)
-	}, &eval.Options{Spans: spans.Ended, Price: evalPrice})
+	}, &eval.Options{Spans: spans.Ended})
 }
 
 // evalHost returns a host of Support over fresh sample tickets, whose model is the case's cassette, or the live
@@ -54,6 +54,7 @@ func evalHost(t *testing.T, c *eval.Case, ins *telemetry.Instrumentation) *agent
 	cfg := agent.Config{
 		Toolsets:  []toolset.Source{&tickets.Tickets{Client: tickets.NewMemoryClient(tickets.SampleTickets()...)}},
 		Telemetry: ins,
+		Meter:     budget.New(nil), // prices each model call from the table the package ships
 	}
 	if eval.Live() {
 		var o options
