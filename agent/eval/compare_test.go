@@ -89,7 +89,8 @@ func TestReadJSON(t *testing.T) {
 	is.True(err != nil) // results are an array
 }
 
-// With TYPESHIFT_EVAL_RESULTS set, RunCases writes the suite's results there, named after the test.
+// With TYPESHIFT_EVAL_RESULTS set, RunCases writes the suite's results there, named after the package and the
+// test.
 func TestRunCasesWritesResults(t *testing.T) {
 	is := is.New(t)
 	dir := t.TempDir()
@@ -103,13 +104,28 @@ func TestRunCasesWritesResults(t *testing.T) {
 		}
 	}
 	eval.RunCases(t, picked, newHost, nil)
-	f, err := os.Open(filepath.Join(dir, "TestRunCasesWritesResults.json"))
+	f, err := os.Open(filepath.Join(dir, "agent_eval_TestRunCasesWritesResults.json"))
 	is.NoErr(err)
 	defer f.Close()
 	got, err := eval.ReadJSON(f)
 	is.NoErr(err)
 	is.Equal(len(got), 2)
 	is.Equal(got[0].Suite, "TestRunCasesWritesResults")
+	is.Equal(got[0].Package, "agent/eval") // suites of the same name in two packages stay apart
 	is.Equal(got[0].Case, "get_ticket")
 	is.True(got[0].Passed && got[1].Passed)
+}
+
+// Suites of the same name in two packages compare apart.
+func TestComparePackages(t *testing.T) {
+	is := is.New(t)
+	a, b := result("read", true, 1), result("read", true, 1)
+	a.Package, b.Package = "support", "billing"
+	b2 := b
+	b2.Passed, b2.Scores = false, []eval.Score{{Name: eval.ScoreTrajectory, Value: 0}}
+	changes := eval.Compare([]eval.Result{a, b}, []eval.Result{a, b2})
+	is.Equal(len(changes), 2)
+	is.Equal(eval.CaseName(changes[0].Package, changes[0].Suite, changes[0].Case), "billing/TestEvals/read")
+	is.Equal(changes[0].Kind, eval.Regressed)
+	is.Equal(changes[1].Kind, eval.Same)
 }

@@ -39,13 +39,12 @@
 // tool_trajectory_avg_score (the share of the expected calls made, as Trajectory.Match asks; exact also
 // counts extra calls against it), tools_not_called, approvals (the calls the first run waits on, in order),
 // response_match_score (the share of the answer's checks that hold: contains, not_contains, regex, JSON
-// Schema), rounds and tokens (1 within the limit, limit/actual past it), and rubric, scored by a judge model through any chat.Client ([Options.Judge]). A case passes when each score reaches
-// its threshold: 1, unless Case.Thresholds lowers it. The names of ADK's metrics are used where they measure
-// the same thing.
-//
-// Further scorers: cost (what the runs cost at a [Price], or as the host's budget meter priced them), plan_mode (in plan mode, only read-only
-// tools called, and a plan proposed or not, as [Plan] asks), and, from the run's OpenTelemetry spans
-// ([Options.Spans]), tools_executed (the tools that actually ran) and tool_errors.
+// Schema, a reference answer by ROUGE-1), rounds, tokens and cost (1 within the limit, limit/actual past it;
+// the cost at a [Price], or as the host's budget meter priced the runs), plan_mode (in plan mode, only
+// read-only tools called, and a plan proposed or not, as [Plan] asks), tools_executed and tool_errors (from the
+// run's OpenTelemetry spans, [Options.Spans]), and rubric, scored by a judge model through any chat.Client
+// ([Options.Judge]). A case passes when each score reaches its threshold: 1, unless Case.Thresholds lowers it.
+// The names of ADK's metrics are used where they measure the same thing.
 //
 // With "approve": true (or false), a run that ends waiting for approvals is answered and run again once; the
 // trajectory, the answer and the limits then hold for both runs.

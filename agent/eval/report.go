@@ -47,7 +47,7 @@ type junitFailure struct {
 }
 
 // WriteJUnit writes results as JUnit XML, which CI systems show: a test suite per suite the results name
-// (Result.Suite; suite names those that name none), a test case per eval case, a failure with its reason for
+// (Result.Package and Result.Suite; suite names those that name none), a test case per eval case, a failure with its reason for
 // each case that did not pass, and the scores as the case's output.
 func WriteJUnit(w io.Writer, suite string, results []Result) error {
 	var suites []junitSuite
@@ -56,6 +56,9 @@ func WriteJUnit(w io.Writer, suite string, results []Result) error {
 		name := r.Suite
 		if name == "" {
 			name = suite
+		}
+		if r.Package != "" {
+			name = r.Package + "/" + name
 		}
 		i, ok := at[name]
 		if !ok {

@@ -23,12 +23,14 @@ import (
 
 // Result is a case's outcome.
 type Result struct {
-	// Suite names the suite the case ran in: the test that called [RunCases].
-	Suite  string  `json:"suite,omitempty"`
-	Case   string  `json:"case"`
-	Passed bool    `json:"passed"`
-	Reason string  `json:"reason,omitempty"`
-	Scores []Score `json:"scores"`
+	// Package is the directory of the suite's package, from the module's root ("examples/support"), and Suite
+	// the test that called [RunCases] in it.
+	Package string  `json:"package,omitempty"`
+	Suite   string  `json:"suite,omitempty"`
+	Case    string  `json:"case"`
+	Passed  bool    `json:"passed"`
+	Reason  string  `json:"reason,omitempty"`
+	Scores  []Score `json:"scores"`
 	// Runs and PassedRuns count the runs of a repeated case (see [Repeat]); both are 0 for a case run once.
 	// Its scores are then each scorer's mean over the runs, with the reason of its lowest.
 	Runs       int `json:"runs,omitempty"`
@@ -313,7 +315,7 @@ func Live() bool {
 func RunCases(t *testing.T, cases []*Case, newHost func(t *testing.T, c *Case) *agent.Host, opts *Options) []Result {
 	t.Helper()
 	var results []Result
-	suite := t.Name()
+	suite, pkg := t.Name(), packageDir()
 	if k, err := strconv.Atoi(os.Getenv(EnvRepeat)); err == nil && k > 0 && Live() && (opts == nil || opts.Repeat == 0) {
 		o := Options{}
 		if opts != nil {
@@ -333,11 +335,11 @@ func RunCases(t *testing.T, cases []*Case, newHost func(t *testing.T, c *Case) *
 			}()
 			res, err := Evaluate(t.Context(), newHost(t, c), c, opts)
 			if err != nil {
-				results = append(results, Result{Suite: suite, Case: c.Name, Reason: err.Error()})
+				results = append(results, Result{Package: pkg, Suite: suite, Case: c.Name, Reason: err.Error()})
 				done = true
 				t.Fatal(err)
 			}
-			res.Suite = suite
+			res.Package, res.Suite = pkg, suite
 			results = append(results, *res)
 			done = true
 			for _, s := range res.Scores {
@@ -349,17 +351,40 @@ func RunCases(t *testing.T, cases []*Case, newHost func(t *testing.T, c *Case) *
 		})
 	}
 	if dir := os.Getenv(EnvResults); dir != "" {
-		if err := writeResults(dir, suite, results); err != nil {
+		if err := writeResults(dir, pkg+"/"+suite, results); err != nil {
 			t.Errorf("eval: writing the results to %s: %v", EnvResults, err)
 		}
 	}
 	return results
 }
 
-// writeResults writes a suite's results to dir as JSON, in a file named after the suite.
+// packageDir returns the directory go test runs a package's tests in, relative to its module's root, with
+// forward slashes; "" when there is no go.mod above it.
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil || rel == "." {
+				return ""
+			}
+			return filepath.ToSlash(rel)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+// writeResults writes a suite's results to dir as JSON, in a file named after the package and the suite.
 func writeResults(dir, suite string, results []Result) error {
 	name := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' || r < ' ' {
+		if r == '/' || r == '\\' || r == ':' || r == '.' || r < ' ' {
 			return '_'
 		}
 		return r

@@ -175,7 +175,7 @@ func report(w io.Writer, was, now []eval.Result, compare, all bool) bool {
 			if r.Runs > 0 {
 				why = strings.TrimPrefix(fmt.Sprintf("%s; %d of %d runs passed", why, r.PassedRuns, r.Runs), "; ")
 			}
-			fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", r.Suite, r.Case, status, strings.Join(strings.Fields(why), " "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", eval.CaseName(r.Package, r.Suite, r.Case), status, strings.Join(strings.Fields(why), " "))
 		}
 		tw.Flush()
 		return passed < len(now)
@@ -225,6 +225,9 @@ func gather(dir string) ([]eval.Result, error) {
 		all = append(all, rs...)
 	}
 	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Package != all[j].Package {
+			return all[i].Package < all[j].Package
+		}
 		if all[i].Suite != all[j].Suite {
 			return all[i].Suite < all[j].Suite
 		}

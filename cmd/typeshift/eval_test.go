@@ -43,18 +43,18 @@ func TestEvalRunAndCompare(t *testing.T) {
 	rs, err := readResults(base)
 	is.NoErr(err)
 	is.Equal(len(rs), 2)
-	is.Equal(rs[0].Suite+"/"+rs[0].Case, "TestEvals/goodbye")
+	is.Equal(eval.CaseName(rs[0].Package, rs[0].Suite, rs[0].Case), "cmd/typeshift/testdata/evalsuite/TestEvals/goodbye")
 	xml, err := os.ReadFile(junitFile)
 	is.NoErr(err)
-	is.True(strings.Contains(string(xml), `<testsuite name="TestEvals" tests="2" failures="0">`))
+	is.True(strings.Contains(string(xml), `<testsuite name="cmd/typeshift/testdata/evalsuite/TestEvals" tests="2" failures="0">`))
 
 	t.Setenv("EVALSUITE_ANSWER", "hello")
 	out.Reset()
 	err = evalCommand(t.Context(), []string{"-baseline", base, "-o", next, suite}, nil, &out, &errOut)
 	is.True(errors.Is(err, errReported)) // a regression: exit status 1
 	is.True(strings.Contains(out.String(), "2 cases, 1 passed, 1 failed\nagainst the baseline: 1 regressed, 0 improved\n"))
-	is.True(strings.Contains(out.String(), "TestEvals/goodbye  pass  FAIL  regressed  response_match_score 1.00→0.00 (-1.00); response_match_score 0.00 < 1.00"))
-	is.True(!strings.Contains(out.String(), "TestEvals/hello")) // unchanged
+	is.True(strings.Contains(out.String(), "cmd/typeshift/testdata/evalsuite/TestEvals/goodbye  pass  FAIL  regressed  response_match_score 1.00→0.00 (-1.00); response_match_score 0.00 < 1.00"))
+	is.True(!strings.Contains(out.String(), "/TestEvals/hello")) // unchanged
 
 	out.Reset()
 	err = evalCommand(t.Context(), []string{"compare", base, next}, nil, &out, &errOut)
@@ -68,7 +68,7 @@ func TestEvalRunAndCompare(t *testing.T) {
 	out.Reset()
 	err = evalCommand(t.Context(), []string{suite}, nil, &out, &errOut)
 	is.True(errors.Is(err, errReported))
-	is.True(strings.Contains(out.String(), "TestEvals/goodbye  FAIL  response_match_score 0.00 < 1.00: the answer does not contain \"goodbye\""))
+	is.True(strings.Contains(out.String(), "cmd/typeshift/testdata/evalsuite/TestEvals/goodbye  FAIL  response_match_score 0.00 < 1.00: the answer does not contain \"goodbye\""))
 
 	// A -run that matches no suite is an error that says so.
 	err = evalCommand(t.Context(), []string{"-run", "TestNothing", suite}, nil, &out, &errOut)
