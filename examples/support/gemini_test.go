@@ -98,3 +98,18 @@ func TestRunOnGemini(t *testing.T) {
 	last, _ := json.Marshal(reqs[3]["contents"])
 	is.True(strings.Contains(string(last), `"functionResponse":{"name":"close_ticket"`)) // the close call's result went back
 }
+
+// TestGeminiKeyNamed: the program names the variable it found Gemini's key in.
+func TestGeminiKeyNamed(t *testing.T) {
+	for _, c := range []struct{ gemini, google, want string }{
+		{"AIza-a", "", "GEMINI_API_KEY"},
+		{"", "AIza-b", "GOOGLE_API_KEY"},
+		{"AIza-a", "AIza-b", "GOOGLE_API_KEY"}, // the one the SDK uses when both are set
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			t.Setenv("GEMINI_API_KEY", c.gemini)
+			t.Setenv("GOOGLE_API_KEY", c.google)
+			is.New(t).Equal(geminiKey(), c.want)
+		})
+	}
+}

@@ -76,18 +76,27 @@ func useModel(cfg *agent.Config, o options, out io.Writer, pin bool) {
 		}
 		if err != nil {
 			cfg.Client, cfg.Providers = offlineModel(), nil
-			fmt.Fprintf(out, "GEMINI_API_KEY is set, but %v: using the offline test model.\n", err)
+			fmt.Fprintf(out, "%s is set, but %v: using the offline test model.\n", geminiKey(), err)
 			return
 		}
 		where := "the Gemini API"
 		if u := os.Getenv("GOOGLE_GEMINI_BASE_URL"); u != "" {
 			where = u
 		}
-		fmt.Fprintf(out, "GEMINI_API_KEY is set: using %s (%s).\n", where, o.model)
+		fmt.Fprintf(out, "%s is set: using %s (%s).\n", geminiKey(), where, o.model)
 	default:
 		cfg.Client = offlineModel()
 		fmt.Fprintln(out, "No OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY: using the offline test model.")
 	}
+}
+
+// geminiKey names the variable the Gemini SDK takes its key from: GOOGLE_API_KEY when it is set (the SDK prefers
+// it), GEMINI_API_KEY otherwise.
+func geminiKey() string {
+	if os.Getenv("GOOGLE_API_KEY") != "" {
+		return "GOOGLE_API_KEY"
+	}
+	return "GEMINI_API_KEY"
 }
 
 // pinned sends every request to one model, whatever the options name.
