@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -17,16 +15,7 @@ import (
 // claudeServer answers streamed Messages API requests with the blocks of each answer in turn, in the API's
 // event format, and records the requests' bodies.
 func claudeServer(t *testing.T, answers ...[]map[string]any) (*httptest.Server, func() []map[string]any) {
-	var mu sync.Mutex
-	var bodies []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(data, &body)
-		mu.Lock()
-		n := len(bodies)
-		bodies = append(bodies, body)
-		mu.Unlock()
+	return recordingServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n >= len(answers) {
 			http.Error(w, `{"type":"error","error":{"type":"api_error","message":"no more answers"}}`, 500)
 			return
@@ -59,13 +48,7 @@ func claudeServer(t *testing.T, answers ...[]map[string]any) (*httptest.Server, 
 		event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop},
 			"usage": map[string]any{"output_tokens": 20}})
 		event("message_stop", map[string]any{"type": "message_stop"})
-	}))
-	t.Cleanup(srv.Close)
-	return srv, func() []map[string]any {
-		mu.Lock()
-		defer mu.Unlock()
-		return bodies
-	}
+	})
 }
 
 func toolUse(id, name string, input map[string]any) map[string]any {

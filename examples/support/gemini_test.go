@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -17,16 +16,7 @@ import (
 // geminiServer answers generateContent and streamGenerateContent requests with the parts of each answer in turn,
 // in the Gemini API's format (server-sent events for a stream), and records the requests' bodies.
 func geminiServer(t *testing.T, answers ...[]map[string]any) (*httptest.Server, func() []map[string]any) {
-	var mu sync.Mutex
-	var bodies []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(data, &body)
-		mu.Lock()
-		n := len(bodies)
-		bodies = append(bodies, body)
-		mu.Unlock()
+	return recordingServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n >= len(answers) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(500)
@@ -46,13 +36,7 @@ func geminiServer(t *testing.T, answers ...[]map[string]any) (*httptest.Server, 
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, func() []map[string]any {
-		mu.Lock()
-		defer mu.Unlock()
-		return bodies
-	}
+	})
 }
 
 func functionCall(name string, args map[string]any) map[string]any {
