@@ -2,6 +2,7 @@ package background_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -101,7 +102,9 @@ func TestLiveCallerTakesTheAnswerIn(t *testing.T) {
 			return chattest.Calls(chattest.Call("p"+time.Now().Format("150405.000000000"), "background_status", `{"handle":"`+h+`"}`)), nil
 		})
 		f := newFixture(t, store, background.Options{}, front, chattest.NewScript(chattest.Text("paid")))
-		res := f.run(t, tenant, "conv-1", agent.Text("go"))
+		// The caller polls for as long as the background run takes on a loaded machine: its iteration limit, not
+		// the default 40, is what bounds the test's patience.
+		res := f.run(t, tenant, "conv-1", agent.Text("go"), agent.RunSettings(json.RawMessage(`{"max_iterations":5002}`)))
 		is.Equal(res.Text(), "Billing says: paid.")
 		// The report is a steering entry of the caller's run, taken in while it ran.
 		entries, err := store.LoadAll(context.Background(), tenant, "conv-1")

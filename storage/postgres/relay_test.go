@@ -170,8 +170,18 @@ func TestWatchReadsBatched(t *testing.T) {
 			convs = append(convs, &conv{sid, c.ConversationID, c.EventHead, ch})
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // the watches' first reads
+	// The watches' first reads are not what is counted: wait until the watcher has been quiet for a while, however
+	// slow a loaded machine makes them.
 	before := counter.n.Load()
+	for quiet := time.Now(); time.Since(quiet) < 300*time.Millisecond; {
+		time.Sleep(50 * time.Millisecond)
+		if n := counter.n.Load(); n != before {
+			before, quiet = n, time.Now()
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the watches kept reading")
+		}
+	}
 	var wg sync.WaitGroup
 	for _, c := range convs {
 		wg.Go(func() {
