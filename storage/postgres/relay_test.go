@@ -139,7 +139,7 @@ func TestWatchReadsBatched(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	pool, schema := newPool(t)
-	publisher := openStore(t, pool, &postgres.Options{Channel: schema, PublishInterval: 300 * time.Millisecond})
+	publisher := openStore(t, pool, &postgres.Options{Channel: schema, PublishInterval: 2 * time.Second}) // wide enough that a loaded machine's publications share one or two
 	t.Cleanup(publisher.Close)
 	cfg := pool.Config()
 	counter := &readCounter{}
