@@ -265,11 +265,15 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			}
 		}
 		endData := runEndData{savedState: c.saved(), Pending: len(c.st.session.pending)}
-		if u := c.st.usage.total(); u != (chat.Usage{}) {
+		whole := c.st // the run's usage and cost: its first agent's, which those it was handed to joined
+		if c.routing.first != nil {
+			whole = c.routing.first
+		}
+		if u := whole.usage.total(); u != (chat.Usage{}) {
 			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
 		}
-		endData.Cost = c.st.costs.endCost()
+		endData.Cost = whole.costs.endCost()
 		if runErr != nil {
 			endData.Error = runErr.Error()
 		}
