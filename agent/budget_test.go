@@ -11,6 +11,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
 )
@@ -134,4 +135,61 @@ func TestNoMeterNoCost(t *testing.T) {
 	res, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
 	is.Equal(res.Cost, agent.Cost{})
+}
+
+// TestHandoffCost hands a run off: the Result and the run's end entry hold both agents' usage and cost, and each
+// agent's meter is ended.
+func TestHandoffCost(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(map[bool]string{false: "respond", true: "stream"}[stream], func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			store := memory.New()
+			m := &tokenMeter{allow: 5}
+			billingModel := chattest.NewScript(
+				used(chattest.Calls(chattest.Call("b1", "lookup_invoice", `{"number":12}`))),
+				used(chattest.Text("Invoice 12 was paid.")),
+			)
+			billing := namedHost(t, "billing", billingModel, agent.Config{Store: store, Meter: m}, echo("lookup_invoice"))
+			frontModel := chattest.NewScript(used(chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{}`))))
+			front := namedHost(t, "frontdesk", frontModel, agent.Config{Store: store, Meter: m, Handoffs: []agent.Handoff{{To: billing}}})
+
+			opts := inConv("c1", agent.Text("was invoice 12 paid?"))
+			var res *agent.Result
+			var err error
+			if stream {
+				res = &agent.Result{}
+				for _, e := range front.RunStream(ctx, append(opts, agent.ResultInto(res))...) {
+					if e != nil {
+						err = e
+					}
+				}
+			} else {
+				res, err = front.Run(ctx, opts...)
+			}
+			is.NoErr(err)
+			is.Equal(res.Agent, "billing")
+			whole := 3 * oneUsage.TotalTokens // three model calls, two agents
+			is.Equal(res.Usage.TotalTokens, whole)
+			is.Equal(res.Cost, agent.Cost{Nanos: whole, Currency: "USD"})
+			is.Equal(len(m.runs), 2) // a meter per agent, each ended
+			is.Equal(m.ended, 2)
+
+			all, err := store.LoadAll(ctx, tenant, "c1")
+			is.NoErr(err)
+			end := all[len(all)-1]
+			is.Equal(end.Type, storage.EntryRunEnd)
+			var data struct {
+				Usage struct {
+					TotalTokens int64 `json:"total_tokens"`
+				} `json:"usage"`
+				Cost struct {
+					Nanos int64 `json:"nanos"`
+				} `json:"cost"`
+			}
+			is.NoErr(json.Unmarshal(end.Data, &data))
+			is.Equal(data.Usage.TotalTokens, whole)
+			is.Equal(data.Cost.Nanos, whole)
+		})
+	}
 }

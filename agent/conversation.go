@@ -240,6 +240,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	var storeErr error
+	ended := false         // the run's budget was ended with its last entries
 	if c.journal.started { // begin queued the start: store the end
 		all := msgs
 		var out []chat.Message
@@ -265,17 +266,24 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			}
 		}
 		endData := runEndData{savedState: c.saved(), Pending: len(c.st.session.pending)}
-		if u := c.st.usage.total(); u != (chat.Usage{}) {
+		whole := c.st // the run's usage and cost: its first agent's, which those it was handed to joined
+		if c.routing.first != nil {
+			whole = c.routing.first
+		}
+		if u := whole.usage.total(); u != (chat.Usage{}) {
 			endData.Usage = &usageData{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens}
 		}
-		endData.Cost = c.st.costs.endCost()
+		endData.Cost = whole.costs.endCost()
 		if runErr != nil {
 			endData.Error = runErr.Error()
 		}
 		entries = append(entries, jsonEntry(storage.EntryRunEnd, endData))
-		storeErr = c.store1(wctx, "storing the end of the run", true, entries)
+		ends := c.st.costs.storedEnd(c.store)
+		storeErr = c.store1(wctx, "storing the end of the run", true, ends, entries)
+		ended = len(ends) > 0 && storeErr == nil
 	}
+	c.st.costs.finish(wctx, ended)
 	if lost := c.lease.lostClaim(); lost != nil {
 		// The claim is gone: store1 stored nothing more, and the run's error says why.
 		if storeErr == lost {

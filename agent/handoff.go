@@ -233,7 +233,7 @@ type routing struct {
 	routed    bool            // the conversation was handed off once: its run ends record the agent
 	handoff   *pendingHandoff // a handoff the tool loop passed out
 	hops      int             // how many times the run was handed on
-	first     *runState       // the run's first agent, once it was handed on, whose meter the others' usage joins
+	first     *runState       // the run's first agent, once it was handed on, whose usage and cost the others' join
 }
 
 // resume takes the agent that answered the conversation last, as it was loaded.
@@ -422,6 +422,7 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 			break
 		}
 		from := c.st
+		from.costs.end(ctx) // its last call settled: the next agent's meter holds the run from here
 		st, stages, perr := h.to.continueWith(ctx, from, c)
 		if perr != nil {
 			err = perr
@@ -431,6 +432,9 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 		var more *chat.Response
 		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)
 		r.first.usage.add(st.usage.total())
+		if c, ok := st.costs.runCost(); ok {
+			r.first.costs.addCost(c)
+		}
 		resp = joinResponses(resp, more)
 	}
 	if err == errStopped {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -267,8 +268,12 @@ func (s *streamSide) fleet(b *testing.B, prefix string, n int, interval time.Dur
 
 	stagger := streamTokens * interval / time.Duration(n)
 	var runs sync.WaitGroup
+	// The runs' goroutines, and those they start, carry the side's name in a CPU profile: go tool pprof
+	// -tagfocus side=pg shows the Postgres side's.
+	labels := pprof.WithLabels(ctx, pprof.Labels("side", s.name))
 	for w, id := range ids {
 		runs.Go(func() {
+			pprof.SetGoroutineLabels(labels)
 			time.Sleep(time.Duration(w) * stagger)
 			for range streamRounds {
 				if err := s.run(ctx, id, "go on"); err != nil {
