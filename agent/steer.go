@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 	"sync/atomic"
+	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
