@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
 // A Meter prices the model calls of runs and may refuse them, such as to hold a tenant to a budget (package
@@ -44,6 +45,18 @@ type RunMeter interface {
 	Settle(ctx context.Context, model string, used chat.Usage) Cost
 	// End releases what the meter still holds for the run.
 	End(ctx context.Context)
+}
+
+// A StoredEnder is a [RunMeter] that keeps what it holds for a run in a store that can end it in the same step
+// as the run's last entries (storage.BudgetReleaser): at the end of a run with a conversation, the host asks it
+// for that end and stores it with the run's end entry and the release of the claim, sparing End's own round
+// trip. It calls End instead when StoredEnd returns false or the store did not take it.
+type StoredEnder interface {
+	// StoredEnd returns the reservation that ends the run (with End set), when store is where the meter keeps
+	// the run's budget and the meter holds something there; false otherwise.
+	StoredEnd(store storage.ConversationStore) (storage.BudgetReservation, bool)
+	// EndStored tells the meter that the store took the end StoredEnd returned: the run is ended.
+	EndStored()
 }
 
 // Cost is what model calls cost, as a [Meter] priced them.
@@ -104,9 +117,10 @@ func metered(m *meterState, provider chat.Client) chat.Client {
 	return meterClient{next: provider, m: m}
 }
 
-// meterEnd wraps a run's stages so that the meter is told when the run's agent is done.
-func meterEnd(m *meterState, c chat.Client) chat.Client {
-	if m == nil {
+// meterEnd wraps a run's stages so that the meter is told when the run's agent is done. A conversation's run
+// ends its meter itself, with its last store (conversationRun.end), and when it is handed on (respond).
+func meterEnd(m *meterState, conv *conversationRun, c chat.Client) chat.Client {
+	if m == nil || conv != nil {
 		return c
 	}
 	return meterEndClient{next: c, m: m}
@@ -159,10 +173,44 @@ func (m *meterState) settle(ctx context.Context, rm RunMeter, model string, used
 }
 
 func (m *meterState) end(ctx context.Context) {
+	if m == nil {
+		return
+	}
 	if m.begun && m.rm != nil {
 		m.rm.End(context.WithoutCancel(ctx))
 	}
 	m.begun, m.rm = false, nil
+}
+
+// storedEnd returns what ends the run's meter in store's last step of a conversation's run, when the meter and
+// the store can (see StoredEnder): nil otherwise, and for a run without a meter.
+func (m *meterState) storedEnd(store storage.ConversationStore) []storage.BudgetReservation {
+	if m == nil || !m.begun || m.rm == nil {
+		return nil
+	}
+	se, ok := m.rm.(StoredEnder)
+	if _, can := store.(storage.BudgetReleaser); !ok || !can {
+		return nil
+	}
+	end, ok := se.StoredEnd(store)
+	if !ok {
+		return nil
+	}
+	return []storage.BudgetReservation{end}
+}
+
+// finish ends the run's meter at the end of a conversation's run: stored says the store took what storedEnd
+// returned; otherwise the meter is told with End.
+func (m *meterState) finish(ctx context.Context, stored bool) {
+	if m == nil {
+		return
+	}
+	if stored && m.begun && m.rm != nil {
+		m.rm.(StoredEnder).EndStored()
+		m.begun, m.rm = false, nil
+		return
+	}
+	m.end(ctx)
 }
 
 // meterClient asks the run's meter before each model call and tells it the usage after.

@@ -240,6 +240,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	var storeErr error
+	ended := false         // the run's budget was ended with its last entries
 	if c.journal.started { // begin queued the start: store the end
 		all := msgs
 		var out []chat.Message
@@ -278,8 +279,11 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			endData.Error = runErr.Error()
 		}
 		entries = append(entries, jsonEntry(storage.EntryRunEnd, endData))
-		storeErr = c.store1(wctx, "storing the end of the run", true, entries)
+		ends := c.st.costs.storedEnd(c.store)
+		storeErr = c.store1(wctx, "storing the end of the run", true, ends, entries)
+		ended = len(ends) > 0 && storeErr == nil
 	}
+	c.st.costs.finish(wctx, ended)
 	if lost := c.lease.lostClaim(); lost != nil {
 		// The claim is gone: store1 stored nothing more, and the run's error says why.
 		if storeErr == lost {

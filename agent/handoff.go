@@ -422,6 +422,7 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 			break
 		}
 		from := c.st
+		from.costs.end(ctx) // its last call settled: the next agent's meter holds the run from here
 		st, stages, perr := h.to.continueWith(ctx, from, c)
 		if perr != nil {
 			err = perr

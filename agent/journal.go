@@ -54,7 +54,7 @@ func (c *conversationRun) learn(msgs []chat.Message) { c.journal.learn(msgs) }
 // append stores entries under the run's claim, after the steps queued before them, stamped with the run, the
 // agent and the author.
 func (c *conversationRun) append(ctx context.Context, op string, entries ...storage.Entry) error {
-	return c.store1(ctx, op, false, entries)
+	return c.store1(ctx, op, false, nil, entries)
 }
 
 // stamp marks entries with the run, the agent and the author, as they are when the step is taken, and mends
@@ -95,9 +95,10 @@ func (c *conversationRun) hasPending() bool {
 }
 
 // store1 stores the queued steps and entries under the run's claim in one call, and with release, gives the
-// claim up in it too when the store can ([storage.AppendReleaser]). A run whose claim is lost stores nothing.
-// Steps that could not be stored stay queued, for the end of the run to try again.
-func (c *conversationRun) store1(ctx context.Context, op string, release bool, entries []storage.Entry) error {
+// claim up in it too when the store can ([storage.AppendReleaser]), and ends the run's budget, ends, in it too
+// ([storage.BudgetReleaser]; ends are given only for a store that is one). A run whose claim is lost stores
+// nothing. Steps that could not be stored stay queued, for the end of the run to try again.
+func (c *conversationRun) store1(ctx context.Context, op string, release bool, ends []storage.BudgetReservation, entries []storage.Entry) error {
 	c.stamp(entries)
 	j := &c.journal
 	j.mu.Lock()
@@ -114,7 +115,10 @@ func (c *conversationRun) store1(ctx context.Context, op string, release bool, e
 		return nil
 	}
 	var err error
-	if ar, ok := c.store.(storage.AppendReleaser); ok && release {
+	if br, ok := c.store.(storage.BudgetReleaser); ok && release && len(ends) > 0 {
+		_, err = br.AppendReleaseBudget(ctx, claim, ends, all...)
+		j.released = err == nil
+	} else if ar, ok := c.store.(storage.AppendReleaser); ok && release {
 		_, err = ar.AppendRelease(ctx, claim, all...)
 		j.released = err == nil
 	} else {

@@ -40,7 +40,9 @@ type stages struct {
 //	the conversation      conv                              claims, loads and ends a run's stored conversation,
 //	                                                        and goes on with each agent a handoff names: the
 //	                                                        handoff loop (conversationRun.respond, handoff.go)
-//	the meter's end       costs                             Config.Meter told when the run's agent is done (budget.go)
+//	the meter's end       costs                             Config.Meter told when the run's agent is done, for a run
+//	                                                        without a conversation (budget.go); a conversation's
+//	                                                        run tells it with its last store
 //	run middleware        —                                 Config.Middleware, around each pass
 //	context providers     session.run (read)                instructions, messages and tools on a copy of the options
 //	approval and modes    session, rounds (read), shown,    binds answers, decides requests, restricts tools in
@@ -94,5 +96,5 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 	if len(h.cfg.ContextProviders) > 0 {
 		c = &contextClient{next: c, run: &st.session.run, providers: h.cfg.ContextProviders}
 	}
-	return meterEnd(st.costs, runMiddleware(c, h.cfg.Middleware))
+	return meterEnd(st.costs, conv, runMiddleware(c, h.cfg.Middleware))
 }

@@ -166,6 +166,29 @@ type Budgeter interface {
 	DeleteBudget(ctx context.Context, settingsID string) error
 }
 
+// BudgetReleaser is a store that ends runs' budgets in the step that stores a conversation's last entries and
+// gives its lease up ([AppendReleaser]), so that ending a run under a budget costs no round trip of its own.
+type BudgetReleaser interface {
+	// AppendReleaseBudget is AppendRelease that also does each of ends, as ReserveBudget would, all or nothing
+	// with the entries: the ends are done exactly when the entries are stored. Each end must be of c's tenant,
+	// with End set.
+	AppendReleaseBudget(ctx context.Context, c Claim, ends []BudgetReservation, entries ...Entry) ([]Entry, error)
+}
+
+// CheckBudgetEnds checks the ends given to AppendReleaseBudget under claim c; stores call it so they all reject
+// alike.
+func CheckBudgetEnds(c Claim, ends []BudgetReservation) error {
+	for _, e := range ends {
+		if err := CheckBudgetReservation(e); err != nil {
+			return err
+		}
+		if !e.End || e.SettingsID != c.SettingsID {
+			return fmt.Errorf("storage: budget end of run %q: not an end of the claim's tenant: %w", e.RunID, ErrInvalid)
+		}
+	}
+	return nil
+}
+
 // BudgetUsage is a tenant's budget as it stands.
 type BudgetUsage struct {
 	// Limits are the tenant's, its document over the defaults.

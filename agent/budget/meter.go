@@ -227,6 +227,32 @@ func (r *runMeter) End(ctx context.Context) {
 	}
 }
 
+var _ agent.StoredEnder = (*runMeter)(nil)
+
+// StoredEnd implements [agent.StoredEnder]: when store is the meter's, the run's end rides on the store's last
+// step of the run's conversation.
+func (r *runMeter) StoredEnd(store storage.ConversationStore) (storage.BudgetReservation, bool) {
+	if r.m.store == nil || !r.reserved || !sameStore(r.m.store, store) {
+		return storage.BudgetReservation{}, false
+	}
+	res := r.reservation()
+	res.End = true
+	return res, true
+}
+
+// EndStored implements [agent.StoredEnder].
+func (r *runMeter) EndStored() { r.pending, r.reserved = storage.BudgetSpend{}, false }
+
+// sameStore reports whether a and b are the same store; values of a type that cannot be compared are not.
+func sameStore(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
 // EstimateInput estimates the input tokens of a request from its size: one token per three bytes of text, tool
 // calls and results, instructions and tool schemas (more than most tokenizers count, so that a reservation
 // rather holds too much), and a thousand tokens per file.

@@ -76,13 +76,14 @@ func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.reserveLocked(r)
+}
+
+// reserveLocked is ReserveBudget of r, checked; s.mu is held.
+func (s *Store) reserveLocked(r storage.BudgetReservation) error {
 	if s.budget.runs == nil {
 		s.budget.runs = make(map[string]map[string]*budgetRun)
 		s.budget.windows = make(map[budgetWindowKey]*budgetWindow)
-	}
-	limits, err := s.budgetLimits(r.SettingsID, r.Defaults)
-	if err != nil {
-		return err
 	}
 	now := s.clock()
 	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(now)
@@ -118,6 +119,10 @@ func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) 
 	if r.End {
 		delete(runs, r.RunID)
 		return nil
+	}
+	limits, err := s.budgetLimits(r.SettingsID, r.Defaults)
+	if err != nil {
+		return err
 	}
 
 	// What the tenant's other live runs hold; the dead ones are forgotten.

@@ -13,6 +13,7 @@ var (
 	_ storage.LeaseRenewer   = (*Store)(nil)
 	_ storage.ClaimLoader    = (*Store)(nil)
 	_ storage.AppendReleaser = (*Store)(nil)
+	_ storage.BudgetReleaser = (*Store)(nil)
 )
 
 // RenewLeases implements [storage.LeaseRenewer], under one lock.
@@ -82,7 +83,15 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 
 // AppendRelease implements [storage.AppendReleaser], under one lock.
 func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
-	if len(entries) == 0 {
+	return s.AppendReleaseBudget(ctx, c, nil, entries...)
+}
+
+// AppendReleaseBudget implements [storage.BudgetReleaser]: the entries, the release and the ends under one lock.
+func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
+	if err := storage.CheckBudgetEnds(c, ends); err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 && len(ends) == 0 {
 		if err := storage.CheckClaim(c); err != nil {
 			return nil, err
 		}
@@ -96,6 +105,11 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 	defer s.mu.Unlock()
 	if out, err = s.appendLocked(c, out); err != nil {
 		return nil, err
+	}
+	for _, e := range ends {
+		if err := s.reserveLocked(e); err != nil { // an end settles and forgets: it reads no limit and cannot fail
+			return nil, err
+		}
 	}
 	conv := s.conversations[watch.Key{SettingsID: c.SettingsID, ConversationID: c.ConversationID}]
 	// As Release does: the steering input the run did not take in goes into the conversation, after the run's

@@ -29,6 +29,14 @@ WHERE r.settings_id = $1 AND (r.expires_at > now() OR EXISTS (SELECT 1 FROM conv
 	WHERE c.settings_id = r.settings_id AND c.conversation_id = r.conversation_id AND r.lease_token <> ''
 	AND c.lease_token = r.lease_token AND c.lease_expires_at > now()))`
 
+	// qEndBudget ends a run's budget in the transaction of an append, only when the append stored its entries:
+	// the conversation's row is then a version this transaction wrote (the append's reservation of sequence
+	// numbers; the lock taken before it writes none). The function is called through the row, laterally, so
+	// that no row means no call.
+	qEndBudget = `SELECT count(*) FROM conversations c, LATERAL typeshift_budget_reserve(c.settings_id, $3, $4, $5, 0,
+	$6, $7, $8, 0, 0, false, true, '{}'::jsonb) r
+WHERE c.settings_id = $1 AND c.conversation_id = $2 AND c.xmin = pg_current_xact_id()::xid`
+
 	qDeleteBudgetSpend = `DELETE FROM budget_spend WHERE settings_id = $1`
 	qDeleteBudgetRuns  = `DELETE FROM budget_runs WHERE settings_id = $1`
 )
@@ -71,6 +79,12 @@ func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) 
 		e.ResetAt = reset.UTC()
 	}
 	return e
+}
+
+// queueBudgetEnd queues qEndBudget of e, after the append of claim c in b.
+func queueBudgetEnd(b *pgx.Batch, c storage.Claim, e storage.BudgetReservation) {
+	b.Queue(qEndBudget, c.SettingsID, c.ConversationID, e.RunID, e.ConversationID, e.LeaseToken,
+		e.Settle.Tokens, e.Settle.Nanos, e.Settle.Unpriced)
 }
 
 // BudgetUsage implements [storage.Budgeter] in one round trip.

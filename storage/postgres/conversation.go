@@ -219,12 +219,12 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 // round trip: the lease check, the numbering and the insert succeed or fail
 // together.
 func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
-	return s.appendEntries(ctx, c, false, entries)
+	return s.appendEntries(ctx, c, false, nil, entries)
 }
 
 // appendEntries serves Append and AppendRelease, which gives the lease up in
 // the statement that stores the entries.
-func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool, entries []storage.Entry) ([]storage.Entry, error) {
+func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool, ends []storage.BudgetReservation, entries []storage.Entry) ([]storage.Entry, error) {
 	if err := storage.CheckClaim(c); err != nil {
 		return nil, err
 	}
@@ -278,6 +278,9 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		b.Queue(qAppendMany, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
 			types, runs, agents, authors, times, datas, touches, releaseInAppend)
 	}
+	for _, e := range ends {
+		queueBudgetEnd(b, c, e)
+	}
 	if release {
 		queueMove(b, c, true, storage.Entry{})
 		b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead)
@@ -292,6 +295,11 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		var err error
 		if got, err = readAppended(br, out); err != nil {
 			return err
+		}
+		for range ends {
+			if err := br.QueryRow().Scan(new(int64)); err != nil {
+				return err
+			}
 		}
 		if release {
 			if _, err := readMoved(br); err != nil {

@@ -18,6 +18,7 @@ var (
 	_ storage.LeaseRenewer   = (*Store)(nil)
 	_ storage.ClaimLoader    = (*Store)(nil)
 	_ storage.AppendReleaser = (*Store)(nil)
+	_ storage.BudgetReleaser = (*Store)(nil)
 )
 
 // qRenewMany extends the live leases of one tenant's claims, given as
@@ -312,5 +313,17 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 		}
 		return []storage.Entry{}, s.Release(ctx, c)
 	}
-	return s.appendEntries(ctx, c, true, entries)
+	return s.appendEntries(ctx, c, true, nil, entries)
+}
+
+// AppendReleaseBudget implements [storage.BudgetReleaser]: AppendRelease's one statement, with each end's call
+// of typeshift_budget_reserve after the entries, done only when they were stored.
+func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
+	if err := storage.CheckBudgetEnds(c, ends); err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 && len(ends) == 0 {
+		return s.AppendRelease(ctx, c)
+	}
+	return s.appendEntries(ctx, c, true, ends, entries)
 }

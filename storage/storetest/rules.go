@@ -60,6 +60,7 @@ var rules = []rule{
 	{"BudgetLimits", ruleBudgetLimits},
 	{"BudgetLiveRuns", ruleBudgetLiveRuns},
 	{"BudgetConcurrent", ruleBudgetConcurrent},
+	{"BudgetEndsWithRelease", ruleBudgetEndsWithRelease},
 }
 
 // rec carries one rule's store, ids and findings.

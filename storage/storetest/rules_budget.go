@@ -258,3 +258,87 @@ func ruleBudgetConcurrent(r *rec) {
 	wg.Wait()
 	r.truef(granted.Load() == 10 && refused.Load() == 30, "concurrent reservations: %d granted, %d refused, want 10 and 30", granted.Load(), refused.Load())
 }
+
+// ruleBudgetEndsWithRelease checks a store's AppendReleaseBudget, when it has one: the ends are done with the
+// entries (the settlement counted, the run's place and reservation freed), and under a lost claim neither is.
+func ruleBudgetEndsWithRelease(r *rec) {
+	br, ok := r.s.(storage.BudgetReleaser)
+	if !ok {
+		return
+	}
+	b, ok := r.budgeter()
+	if !ok {
+		r.failf("a BudgetReleaser that is no Budgeter")
+		return
+	}
+	ctx := r.ctx
+	a, other := r.tenant("a"), r.tenant("b")
+	if !r.putBudget(a, `{"day": {"tokens": 1000}, "live_runs": 2}`) {
+		return
+	}
+	id := r.conv(a, "ended")
+	c, ok := r.claim(a, id)
+	if !ok {
+		return
+	}
+	res := reservation(a, "run", 600)
+	res.ConversationID, res.LeaseToken = id, c.Token
+	if !r.ok(b.ReserveBudget(ctx, res), "ReserveBudget under a claim") {
+		return
+	}
+	end := res
+	end.Reserve, end.Settle, end.End = storage.BudgetSpend{}, storage.BudgetSpend{Tokens: 300, Nanos: 7}, true
+
+	for _, bad := range []storage.BudgetReservation{
+		func() storage.BudgetReservation { e := end; e.SettingsID = other; return e }(),
+		func() storage.BudgetReservation { e := end; e.End = false; return e }(),
+		func() storage.BudgetReservation { e := end; e.RunID = ""; return e }(),
+	} {
+		_, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{bad}, entry(storage.EntryRunEnd, `{}`))
+		r.is(err, storage.ErrInvalid, "AppendReleaseBudget of an end that is not the claim's tenant's")
+	}
+	usage := func(what string) (storage.BudgetUsage, bool) {
+		u, err := b.BudgetUsage(ctx, a, id, storage.BudgetLimits{})
+		return u, r.ok(err, what) && r.truef(len(u.Windows) == 3, "%s: %d windows, want 3", what, len(u.Windows))
+	}
+	if u, ok := usage("BudgetUsage after refused ends"); ok {
+		r.truef(u.LiveRuns == 1 && u.Reserved.Tokens == 600 && u.Windows[0].Spent.Tokens == 0,
+			"refused ends changed the budget: %+v", u)
+	}
+
+	got, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{end}, entry(storage.EntryInput, `{}`), entry(storage.EntryRunEnd, `{}`))
+	if !r.ok(err, "AppendReleaseBudget") {
+		return
+	}
+	r.truef(len(got) == 2 && got[0].Seq == 1 && got[1].Seq == 2, "AppendReleaseBudget: seqs %v, want [1 2]", seqs(got))
+	if u, ok := usage("BudgetUsage after AppendReleaseBudget"); ok {
+		r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0, "the run still holds its place: %+v", u)
+		for _, w := range u.Windows {
+			r.truef(w.Spent.Tokens == 300 && w.Spent.Nanos == 7, "the %s window spent %+v, want 300 tokens and 7 nanos", w.Window, w.Spent)
+		}
+	}
+	_, err = r.s.Append(ctx, c, entry(storage.EntryResponse, `{}`))
+	r.is(err, storage.ErrClaimLost, "Append after AppendReleaseBudget")
+
+	// Under a lost claim the end is not done: the next run's reservation stays, nothing is settled.
+	next, ok := r.claim(a, id)
+	if !ok {
+		return
+	}
+	res.RunID, res.LeaseToken = "next", next.Token
+	if !r.ok(b.ReserveBudget(ctx, res), "ReserveBudget of the next run") {
+		return
+	}
+	late := end
+	late.RunID = "next"
+	_, err = br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{late}, entry(storage.EntryRunEnd, `{"late":true}`))
+	r.is(err, storage.ErrClaimLost, "AppendReleaseBudget under a lost claim")
+	if u, ok := usage("BudgetUsage after an AppendReleaseBudget that lost"); ok {
+		r.truef(u.LiveRuns == 1 && u.Reserved.Tokens == 600 && u.Windows[0].Spent.Tokens == 300,
+			"an AppendReleaseBudget that lost changed the budget: %+v", u)
+	}
+	all, err := r.s.LoadAll(ctx, a, id)
+	if r.ok(err, "LoadAll") {
+		r.truef(len(all) == 2, "AppendReleaseBudget under a lost claim stored something: %d entries, want 2", len(all))
+	}
+}
