@@ -71,7 +71,9 @@ func TestDurableCommits(t *testing.T) {
 	s := openStore(t, traced, &postgres.Options{Channel: schema})
 	t.Cleanup(s.Close)
 	ctx := t.Context()
-	entry := func(typ storage.EntryType, data string) storage.Entry { return storage.Entry{Type: typ, Data: []byte(data)} }
+	entry := func(typ storage.EntryType, data string) storage.Entry {
+		return storage.Entry{Type: typ, Data: []byte(data)}
+	}
 
 	c, err := s.Claim(ctx, "t1", "c1", "run-1", time.Minute)
 	is.NoErr(err)
@@ -107,6 +109,6 @@ func TestDurableCommits(t *testing.T) {
 			stores++
 		}
 	}
-	is.Equal(claims, 2)    // Claim and ClaimLoad
+	is.Equal(claims, 2)  // Claim and ClaimLoad
 	is.True(stores >= 5) // the appends, the steering input, the releases that move it
 }
