@@ -217,7 +217,7 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 		}
 	}
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
-	b := tenantBatch(settingsID)
+	b := claimBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
 	// As Claim does: input queued under an expired claim goes into the conversation, before the load reads it.
 	queueMove(b, c, false, storage.Entry{})
