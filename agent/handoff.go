@@ -421,12 +421,12 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 			break
 		}
 		from := c.st
-		from.costs.end(ctx) // its last call settled: the next agent's meter holds the run from here
 		st, stages, perr := h.to.continueWith(ctx, from, c)
 		if perr != nil {
 			err = perr
 			break
 		}
+		st.costs.takeOver(ctx, from.costs) // the run keeps its place in its tenant's budget
 		c.switchTo(st)
 		var more *chat.Response
 		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)

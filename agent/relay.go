@@ -185,7 +185,8 @@ func (f *runFeed) close(runErr error) int64 {
 }
 
 // startRelay starts publishing the run's events, those sent so far first, through the store's relay. It is
-// called when the claim found a watcher in another process, or when one starts watching.
+// called when the claim found a watcher in another process, or when one starts watching, which may be after the
+// run ended: the process's feed still holds the run's events then, and the relay publishes them up to its end.
 func (f *runFeed) startRelay() {
 	relay, ok := f.store.(storage.EventRelay)
 	if !ok {
@@ -193,13 +194,16 @@ func (f *runFeed) startRelay() {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.relay != nil || f.closed {
+	if f.relay != nil {
 		return
 	}
 	r := &relayer{relay: relay, feed: f.feed, runID: f.runID, settingsID: f.settingsID, conversationID: f.conversationID,
 		published: f.base, tel: f.tel, log: f.log, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	r.prev = f.feed.relayAfter(r.done)
 	f.relay = r
+	if f.closed {
+		r.last.Store(f.next)
+	}
 	go r.run()
 	r.kick()
 }

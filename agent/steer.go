@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
@@ -157,9 +158,11 @@ func (c *conversationRun) watchSteering(ctx context.Context) error {
 }
 
 // watchWatchers follows the signals of a store that relays events (storage.EventRelay) that another process
-// started watching the conversation, until the run stops; a streaming run then publishes its events there. Like
-// watchSteering, it is called before the claim, so that no watcher that starts after the claim looked goes
-// unheard.
+// started watching the conversation, until lateWatchers after the run stops; a streaming run then publishes its
+// events there, those it sent before the signal too. Like watchSteering, it is called before the claim, so that
+// no watcher that starts after the claim looked goes unheard; it outlives the run because a watcher that starts as
+// the run ends may be heard only after it: its notification travels while the run stores its end, and the
+// watcher, having read the conversation's head before that end, waits for the run's events.
 func (c *conversationRun) watchWatchers(ctx context.Context) error {
 	relay, ok := c.store.(storage.EventRelay)
 	if !ok {
@@ -172,14 +175,15 @@ func (c *conversationRun) watchWatchers(ctx context.Context) error {
 		return err
 	}
 	w := &c.watches
-	w.done.Add(2)
+	w.done.Add(1)
 	go func() {
 		defer w.done.Done()
 		<-w.stopped
-		cancel()
+		time.AfterFunc(lateWatchers, cancel)
 	}()
 	go func() {
-		defer w.done.Done()
+		// Not counted in w.done: stopping the run does not wait for lateWatchers. It touches only the feed,
+		// which relays a run that has ended on its own (runFeed.startRelay).
 		for range ch {
 			w.watchedElsewhere.Store(true)
 			if f := w.feedOf.Load(); f != nil {
@@ -189,6 +193,11 @@ func (c *conversationRun) watchWatchers(ctx context.Context) error {
 	}()
 	return nil
 }
+
+// lateWatchers is how long a run's end still listens for a watcher in another process that started as it ended;
+// a signal of one later than that is not heard, and the watcher waits for the run's events in vain. Keep it well
+// above the store's notification delay on a loaded machine.
+const lateWatchers = 5 * time.Second
 
 // takeSteering moves the steering input waiting in the store into the conversation, as steering entries of this
 // run, and returns its messages. The store moves it in one step, so what is taken is stored.

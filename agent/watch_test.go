@@ -239,6 +239,43 @@ func TestWatchCutAndResumed(t *testing.T) {
 	}
 }
 
+// TestWatcherAsRunEnds: a watcher on another instance that resumes just after a run nobody watched has ended,
+// from the run before it, still gets that run's events: the run hears of the watcher after its end and publishes
+// them then, instead of leaving the watcher to wait for events that never come, or to be told it is behind.
+func TestWatcherAsRunEnds(t *testing.T) {
+	for _, kind := range []string{"memory", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			is := is.New(t)
+			model := pacedModel{deltas: 20, pause: time.Millisecond}
+			var a, b storage.Store = memory.New(), nil
+			b = a
+			if kind == "postgres" {
+				pa, open := pgStore(t)
+				a, b = pa, open()
+			}
+			runner, watcher := host(model, agent.Config{Store: a}), host(model, agent.Config{Store: b})
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			for _, err := range runner.RunStream(ctx, agent.Text("one"), agent.SettingsID(tenant), agent.Conversation("ending")) {
+				is.NoErr(err)
+			}
+			before := storedText(t, runner, "ending")
+			rng, err := a.EventRange(ctx, tenant, "ending")
+			is.NoErr(err)
+			last := rng.Head
+			for _, err := range runner.RunStream(ctx, agent.Text("two"), agent.SettingsID(tenant), agent.Conversation("ending")) {
+				is.NoErr(err) // nobody watches: its events stay in the runner's process
+			}
+			var f follower
+			f.follow(t, watcher.WatchAfter(ctx, tenant, "ending", last), func(f *follower) bool { return f.ends == 1 })
+			is.True(!f.behind)
+			is.NoErr(f.readErr)
+			is.Equal(f.ends, 1)
+			is.Equal(before+f.text.String(), storedText(t, runner, "ending"))
+		})
+	}
+}
+
 // TestWatchAfterDeleted: a watcher resuming after an id of a conversation deleted and created again under the same
 // id is told at once that it is behind, instead of being handed the new conversation from the middle.
 func TestWatchAfterDeleted(t *testing.T) {

@@ -363,3 +363,5 @@ func (s *aguiSink) end(res *agent.Result, err error) {
 func (s *aguiSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }
 
 func (s *aguiSink) streams() bool { return true }
+
+func (s *aguiSink) written() bool { return s.stream.opened() }

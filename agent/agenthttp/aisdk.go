@@ -350,3 +350,5 @@ func isHeld(held heldCalls, callID string) bool {
 func (s *uiSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }
 
 func (s *uiSink) streams() bool { return true }
+
+func (s *uiSink) written() bool { return s.stream.opened() }

@@ -1,8 +1,12 @@
 package agenthttp_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +15,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/budget"
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
@@ -179,4 +184,118 @@ func TestBudgetNotWritableAsSettings(t *testing.T) {
 	doc, err := s.GetSettings(t.Context(), tenantA, storage.BudgetKind)
 	is.NoErr(err)
 	is.Equal(doc.Revision, int64(1)) // only the operator's write
+}
+
+// spending gives every model call of the host 5800 tokens of usage.
+func spending(cfg *agent.Config, _ *agenthttp.Options) {
+	m := newModel()
+	cfg.Client = chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+		resp, err := m.respond(ctx, msgs, opts)
+		if resp != nil {
+			resp.Usage = chat.Usage{InputTokens: 5000, OutputTokens: 800, TotalTokens: 5800}
+		}
+		return resp, err
+	})
+}
+
+// TestBudgetRefusalPerProtocol runs each protocol's request under a budget that refuses its first model call: the
+// answer is a 429 problem with Retry-After, never a stream opened with 200. A refusal after the run sent
+// something (a tool call, then a second call past the run's limit) stays an error in the stream. Either way the
+// conversation's last entry says why the run ended.
+func TestBudgetRefusalPerProtocol(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		e := newEnv(t, s, withBudgets(s), spending)
+		putBudget := func(doc map[string]any) {
+			t.Helper()
+			resp := e.do(req{method: "PUT", path: "/budget", token: tokenOperator, body: doc})
+			if resp.status != http.StatusOK {
+				t.Fatalf("PUT /budget: %d %s", resp.status, resp.body)
+			}
+		}
+		n := 0
+		protocols := []struct {
+			name string
+			// send runs text in a new conversation, and returns the answer and the conversation's id.
+			send func(text string) (response, string)
+			// inStreamError reports whether the streamed answer ends with the run's error after what it sent.
+			inStreamError func(t *testing.T, body []byte) bool
+		}{
+			{"json", func(text string) (response, string) {
+				resp := e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": text}})
+				return resp, strings.TrimPrefix(resp.header.Get("Location"), "conversations/")
+			}, nil},
+			{"sse", func(text string) (response, string) {
+				resp := e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": text},
+					header: map[string]string{"Accept": "text/event-stream"}})
+				return resp, strings.TrimPrefix(resp.header.Get("Location"), "conversations/")
+			}, func(t *testing.T, body []byte) bool {
+				ns := names(events(t, body))
+				return len(ns) > 1 && slices.Contains(ns[:len(ns)-1], "tool_call") && ns[len(ns)-1] == "error"
+			}},
+			{"agui", func(text string) (response, string) {
+				n++
+				id := "thread-" + strconv.Itoa(n)
+				resp := e.do(req{method: "POST", path: "/agents/Desk/agui", token: tokenA, header: map[string]string{"Accept": "text/event-stream"},
+					body: map[string]any{"threadId": id, "runId": "r", "messages": []any{map[string]any{"id": "m", "role": "user", "content": text}}}})
+				return resp, id
+			}, func(t *testing.T, body []byte) bool {
+				evs := aguiEvents(t, body)
+				return len(evs) > 1 && evs[0]["type"] == "RUN_STARTED" && evs[len(evs)-1]["type"] == "RUN_ERROR"
+			}},
+			{"ui-message-stream", func(text string) (response, string) {
+				n++
+				id := "chat-" + strconv.Itoa(n)
+				resp := e.do(req{method: "POST", path: "/agents/Desk/ui-message-stream", token: tokenA,
+					body: map[string]any{"id": id, "messages": []any{userMessage(text)}}})
+				return resp, id
+			}, func(t *testing.T, body []byte) bool {
+				cs, done := uiChunks(t, body)
+				types := chunkTypes(cs)
+				return done && len(types) > 1 && types[0] == "start" && slices.Contains(types, "error") && types[len(types)-1] == "finish"
+			}},
+		}
+		lastError := func(t *testing.T, id string) string {
+			t.Helper()
+			all, err := s.LoadAll(t.Context(), tenantA, id)
+			if err != nil || len(all) == 0 || all[len(all)-1].Type != storage.EntryRunEnd {
+				t.Fatalf("the conversation %q has no end: %v %v", id, all, err)
+			}
+			var d struct {
+				Error string `json:"error"`
+			}
+			if err := json.Unmarshal(all[len(all)-1].Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			return d.Error
+		}
+		for _, p := range protocols {
+			t.Run(p.name, func(t *testing.T) {
+				is := is.New(t)
+				// The day allows nothing: the first call is refused before anything was sent.
+				putBudget(map[string]any{"day": map[string]any{"tokens": 0}})
+				resp, id := p.send("hello")
+				is.Equal(resp.status, http.StatusTooManyRequests)
+				pr := resp.problem(t)
+				is.Equal(pr.Type, agenthttp.ProblemTypePrefix+agenthttp.ProblemBudgetExceeded)
+				is.Equal(pr.Window, storage.WindowDay)
+				secs, err := strconv.Atoi(resp.header.Get("Retry-After"))
+				is.NoErr(err)
+				is.True(secs > 0 && secs <= 86400+1)
+				is.True(strings.Contains(lastError(t, id), "day limit of 0 tokens")) // the refused run's end is stored
+
+				// The run may spend 6000 tokens: its first call (a tool call) spends 5800, its second is refused.
+				putBudget(map[string]any{"run": map[string]any{"tokens": 6000}})
+				resp, id = p.send("get 4711")
+				is.True(strings.Contains(lastError(t, id), "run limit of 6000 tokens"))
+				if p.inStreamError == nil { // a JSON answer has sent nothing before its end
+					is.Equal(resp.status, http.StatusTooManyRequests)
+					is.Equal(resp.problem(t).Window, storage.WindowRun)
+					return
+				}
+				is.True(resp.status == http.StatusOK || resp.status == http.StatusCreated) // the stream was opened
+				is.Equal(resp.header.Get("Content-Type"), "text/event-stream")
+				is.True(p.inStreamError(t, resp.body)) // the tool call went out, then the error
+			})
+		}
+	})
 }

@@ -194,8 +194,12 @@ type runSink interface {
 	update(u chat.Update)
 	// end is the run's end: its result, and the error that ended it, if any.
 	end(res *agent.Result, err error)
-	// refuse answers a run that did not start (busy, a bad answer, bad settings), before anything was sent.
+	// refuse answers a run that did not start (busy, a bad answer, bad settings), or that its budget refused
+	// before anything was sent, with the error's problem and status.
 	refuse(err error)
+	// written reports whether anything of the run was sent to the client: its headers are sent with the first
+	// event.
+	written() bool
 	// streams reports whether the sink sends updates as they come; one that does not (a JSON answer) gets the
 	// run's result only, and the run asks its model for whole responses.
 	streams() bool
@@ -234,7 +238,9 @@ func (h *Handler) run(r *http.Request, host *agent.Host, conversationID string, 
 		got, runErr = host.Run(ctx, opts...)
 		res = *got
 	}
-	if runErr != nil && !started && res.Messages == nil {
+	if runErr != nil && (!started && res.Messages == nil || refused(runErr) && !sink.written()) {
+		// Not started, or refused by its budget before the client saw anything: the answer is the problem, with
+		// its status (429 and Retry-After for a budget). The refused run's end is stored all the same.
 		sink.refuse(runErr)
 		return
 	}
@@ -242,6 +248,12 @@ func (h *Handler) run(r *http.Request, host *agent.Host, conversationID string, 
 		h.log.LogAttrs(ctx, slog.LevelWarn, "agenthttp: run failed", slog.String("conversation_id", conversationID), slog.String("error", runErr.Error()))
 	}
 	sink.end(&res, runErr)
+}
+
+// refused reports a run that its budget refused (storage.BudgetExceededError).
+func refused(err error) bool {
+	var be *storage.BudgetExceededError
+	return errors.As(err, &be)
 }
 
 // createConversation starts a conversation with a first run: the server picks its id.

@@ -132,6 +132,16 @@ func (s *sse) event(heartbeat time.Duration, id, name string, data any) {
 	s.write(s.buf.Bytes())
 }
 
+// opened reports whether the stream's headers went out, with its first event; false for a nil stream.
+func (s *sse) opened() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
+}
+
 // raw sends a data line as it is, such as the AI SDK's "[DONE]".
 func (s *sse) raw(data string) {
 	s.mu.Lock()
@@ -285,6 +295,8 @@ func (s *nativeSink) end(res *agent.Result, err error) {
 func (s *nativeSink) refuse(err error) { writeProblem(s.w, s.r, s.h.log, err) }
 
 func (s *nativeSink) streams() bool { return s.stream != nil }
+
+func (s *nativeSink) written() bool { return s.stream.opened() }
 
 // steeringText is the text of the steering input an update shows.
 func steeringText(u chat.Update) string {

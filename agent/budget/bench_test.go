@@ -3,16 +3,13 @@ package budget_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/internal/streambench"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/storage/postgres"
@@ -21,21 +18,6 @@ import (
 )
 
 // See docs/performance-budgets.md for the figures and how they were taken.
-
-// roundTrips counts what a pool sends to Postgres: each query, exec and batch is one round trip.
-type roundTrips struct{ n atomic.Int64 }
-
-func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // benchModel answers as honest does, from a response made once: a tool call, then text.
 func benchModel() chat.Client {
@@ -92,48 +74,46 @@ func BenchmarkRunMemory(b *testing.B) {
 	}
 }
 
-// BenchmarkRunPostgres is one run of two model calls in a conversation of its own on Postgres, and reports the
-// round trips a run sends and those a model call adds under a budget.
+// BenchmarkRunPostgres is one run of 1 or 3 model calls in a conversation of its own on Postgres, without a meter
+// and under a budget, and reports the round trips (transactions, each one batch or statement) and statements a
+// run sends, as streambench.Counter counts them.
 func BenchmarkRunPostgres(b *testing.B) {
-	pool, _ := pgtest.Pool(b)
-	if _, err := postgres.Migrate(b.Context(), pool); err != nil {
-		b.Fatal(err)
-	}
-	cfg := pool.Config()
-	rt := &roundTrips{}
-	cfg.ConnConfig.Tracer = rt
-	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
-	traced, err := pgxpool.NewWithConfig(b.Context(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(traced.Close)
-	store, err := postgres.New(b.Context(), traced, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(store.Close)
-	for _, bc := range []struct {
-		name string
-		m    agent.Meter
-	}{
-		{"none", nil},
-		{"budget", budget.New(&budget.Options{Store: store, Defaults: budget.Limits{Day: &budget.Limit{Tokens: ptr(int64(1) << 60)}}})},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			h := benchHost(b, store, bc.m)
-			ctx := context.Background()
-			i := 0
-			b.ReportAllocs()
-			before := rt.n.Load()
-			for b.Loop() {
-				i++
-				if _, err := h.Run(ctx, agent.Text("go"), agent.SettingsID("t1"), agent.Conversation(fmt.Sprintf("%s-%d", bc.name, i))); err != nil {
+	pg := streambench.OpenPostgres(b, nil)
+	limit := int64(1) << 60
+	meter := budget.New(&budget.Options{Store: pg.Store, Defaults: budget.Limits{Day: &budget.Limit{Tokens: &limit}}})
+	for _, calls := range []int{1, 3} {
+		for _, bc := range []struct {
+			name string
+			m    agent.Meter
+		}{
+			{"none", nil},
+			{"budget", meter},
+		} {
+			b.Run(fmt.Sprintf("calls=%d/%s", calls, bc.name), func(b *testing.B) {
+				cfg := agent.Config{Client: callsModel(calls), Store: pg.Store, Tools: []toolset.Source{toolset.List([]*toolset.Tool{noop})}}
+				if bc.m != nil {
+					cfg.Meter = bc.m
+				}
+				h, err := agent.NewHost(&helper{model: "gpt-4.1-mini"}, cfg)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(rt.n.Load()-before)/float64(i), "roundtrips/run")
-		})
+				ctx := context.Background()
+				i := 0
+				b.ReportAllocs()
+				before := pg.Counter.Counts()
+				for b.Loop() {
+					i++
+					id := fmt.Sprintf("%d-%s-%d", calls, bc.name, i)
+					if _, err := h.Run(ctx, agent.Text("go"), agent.SettingsID("t1"), agent.Conversation(id)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				d := pg.Counter.Counts().Sub(before)
+				b.ReportMetric(float64(d.Tx)/float64(i), "roundtrips/run")
+				b.ReportMetric(float64(d.Stmts)/float64(i), "stmts/run")
+			})
+		}
 	}
 }
 

@@ -129,7 +129,7 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 		return storage.Claim{}, err
 	}
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
-	b := tenantBatch(settingsID)
+	b := claimBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
 	// Input queued under an expired claim goes into the conversation now,
 	// for this run to load.

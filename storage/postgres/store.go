@@ -179,6 +179,25 @@ func tenantBatch(settingsID string) *pgx.Batch {
 	return b
 }
 
+// setTenantNoFlush is setTenant for a transaction that stores nothing a
+// crash of the database may not undo, and so commits without waiting for
+// its WAL to reach the disk (synchronous_commit off for this transaction
+// alone): taking a claim. A durable commit is the dearest part of a write on
+// the database's side; a run's claim is followed by the durable store of its
+// start and input, whose flush covers the claim too, WAL being written in
+// order. Should the database crash in between, the claim and the steering
+// input it moved are undone together, as if never taken: the input is queued
+// again, and the run's next store finds the claim lost and stores nothing.
+const setTenantNoFlush = `SELECT set_config('typeshift.settings_id', $1, true), set_config('synchronous_commit', 'off', true)`
+
+// claimBatch returns a batch that starts by naming the tenant and commits
+// without waiting for its WAL flush (setTenantNoFlush).
+func claimBatch(settingsID string) *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(setTenantNoFlush, settingsID)
+	return b
+}
+
 // send runs b and gives fn its results after the tenant statement. The batch
 // is one round trip and one transaction.
 func (s *Store) send(ctx context.Context, b *pgx.Batch, fn func(br pgx.BatchResults) error) error {
