@@ -166,7 +166,7 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	}
 	r := &m.st.session.run
 	run := MeteredRun{SettingsID: r.SettingsID, ConversationID: r.ConversationID, LeaseTTL: m.h.leaseTTL(),
-		RunID: r.RunID, Agent: m.st.ask.name, Provider: m.st.ask.resolved.provider}
+		RunID: r.RunID, Agent: m.st.ask.name(), Provider: m.st.ask.resolved.provider}
 	if m.conv != nil {
 		run.LeaseToken = m.conv.currentClaim().Token
 	}

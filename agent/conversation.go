@@ -55,10 +55,6 @@ func (e *ConversationError) Unwrap() error { return e.Err }
 // the requests the conversation left open. Pass the new input only, never [Messages]. See docs/conversations.md.
 func Conversation(id string) RunOption { return func(r *runInput) { r.conversationID = id } }
 
-// convKey finds a run's conversation in the context of its tool calls; keyed by host, so a sub-agent's run on
-// another host never writes to its caller's conversation.
-type convKey struct{ h *Host }
-
 // conversationRun is one run's hold on its conversation, in parts, each declared in the file that writes it: the
 // lease (lease.go), the journal of steps to store (journal.go), the store's signals and the steering input taken
 // in (steer.go), the routing among agents (handoff.go) and the run's cancellation (below).
@@ -202,7 +198,6 @@ func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 	ctx, cancel = context.WithCancelCause(ctx)
 	c.ctl.begin(ctx, cancel)
 	lost := c.lease.lostClaim() // after begin: a loss from now on cancels the run itself
-	ctx = context.WithValue(ctx, convKey{c.h}, c)
 	if lost != nil {
 		cancel(lost)
 		return ctx, lost
@@ -260,7 +255,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			for i, r := range reqs {
 				parts[i] = r
 			}
-			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.ask.name, Parts: parts}})
+			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.ask.name(), Parts: parts}})
 			if err == nil {
 				entries = append(entries, e)
 			}
@@ -313,7 +308,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 func (c *conversationRun) saved() savedState {
 	d := c.st.session.saved()
 	if c.routing.routed {
-		d.Agent = c.st.ask.name
+		d.Agent = c.st.ask.name()
 	}
 	return d
 }

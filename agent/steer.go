@@ -203,7 +203,7 @@ const lateWatchers = 5 * time.Second
 // run, and returns its messages. The store moves it in one step, so what is taken is stored.
 func (c *conversationRun) takeSteering(ctx context.Context) ([]chat.Message, error) {
 	claim := c.lease.current()
-	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.session.run.RunID, Agent: c.st.ask.name, Author: "user"})
+	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.session.run.RunID, Agent: c.st.ask.name(), Author: "user"})
 	if err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "taking in steering input", Err: err}
 	}
