@@ -175,6 +175,16 @@ type BudgetReleaser interface {
 	AppendReleaseBudget(ctx context.Context, c Claim, ends []BudgetReservation, entries ...Entry) ([]Entry, error)
 }
 
+// SettingsReserver is a [Budgeter] that reads a settings document and makes a reservation in one step, so that a
+// run that reads its stored settings before its first model call reserves that call in the same round trip.
+type SettingsReserver interface {
+	Budgeter
+	// GetSettingsReserve is GetSettings of r's tenant and kind, and ReserveBudget of r, in one step, each as
+	// alone: reserveErr is what ReserveBudget would return (nil when r is reserved, whatever the read found);
+	// err is what GetSettings would return (wrapping ErrNotFound when the tenant has no such document).
+	GetSettingsReserve(ctx context.Context, kind string, r BudgetReservation) (doc Document, reserveErr, err error)
+}
+
 // CheckBudgetEnds checks the ends given to AppendReleaseBudget under claim c with n entries; stores call it so
 // they all reject alike.
 func CheckBudgetEnds(c Claim, ends []BudgetReservation, n int) error {

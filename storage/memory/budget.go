@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -256,4 +257,31 @@ func (s *Store) DeleteBudget(ctx context.Context, settingsID string) error {
 		}
 	}
 	return nil
+}
+
+var _ storage.SettingsReserver = (*Store)(nil)
+
+// GetSettingsReserve implements [storage.SettingsReserver]: the reservation and the read under one lock.
+func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.BudgetReservation) (storage.Document, error, error) {
+	if err := ctxErr(ctx); err != nil {
+		return storage.Document{}, err, err
+	}
+	if err := checkDocIDs(r.SettingsID, kind); err != nil {
+		return storage.Document{}, err, err
+	}
+	if err := storage.CheckBudgetReservation(r); err != nil {
+		return storage.Document{}, err, err
+	}
+	s.mu.Lock()
+	reserveErr := s.reserveLocked(r)
+	doc, ok := s.settings[docKey{r.SettingsID, kind}]
+	s.mu.Unlock()
+	if !ok {
+		return storage.Document{}, reserveErr, fmt.Errorf("memory: settings %q of %q: %w", kind, r.SettingsID, storage.ErrNotFound)
+	}
+	if err := storage.CheckStoredDocument(doc, true); err != nil {
+		return storage.Document{}, reserveErr, err
+	}
+	doc.Data = cloneBytes(doc.Data)
+	return doc, reserveErr, nil
 }

@@ -44,41 +44,106 @@ WHERE c.settings_id = $1 AND c.conversation_id = $2 AND c.xmin = pg_current_xact
 // ReserveBudget implements [storage.Budgeter] in one round trip: the tenant's steps take turns under an advisory
 // lock of the transaction, so instances racing for one tenant overspend by no more than what they reserved.
 func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) error {
-	if err := storage.CheckBudgetReservation(r); err != nil {
+	b, err := reserveBatch(r)
+	if err != nil {
 		return err
+	}
+	var refused error
+	err = s.send(ctx, b, func(br pgx.BatchResults) error {
+		var err error
+		refused, err = readReserve(br, r.SettingsID)
+		return err
+	})
+	if err != nil {
+		return reserveError(r.SettingsID, err)
+	}
+	return refused
+}
+
+var _ storage.SettingsReserver = (*Store)(nil)
+
+// GetSettingsReserve implements [storage.SettingsReserver] in one round trip: the reservation, then the read.
+func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.BudgetReservation) (storage.Document, error, error) {
+	if err := storage.CheckDocumentKey(r.SettingsID, kind); err != nil {
+		return storage.Document{}, err, err
+	}
+	b, err := reserveBatch(r)
+	if err != nil {
+		return storage.Document{}, err, err
+	}
+	b.Queue(qGetSettings, r.SettingsID, kind)
+	var (
+		refused, readErr error
+		doc              storage.Document
+		found            bool
+	)
+	err = s.send(ctx, b, func(br pgx.BatchResults) error {
+		var err error
+		if refused, err = readReserve(br, r.SettingsID); err != nil {
+			return err
+		}
+		doc, found, readErr = readSettings(br, r.SettingsID, kind)
+		if _, corrupt := errors.AsType[*storage.CorruptSettingsError](readErr); readErr != nil && !corrupt {
+			return readErr // the batch failed
+		}
+		return nil
+	})
+	if err != nil {
+		return storage.Document{}, reserveError(r.SettingsID, err), wrap("get settings", err)
+	}
+	if readErr != nil {
+		return storage.Document{}, refused, readErr
+	}
+	if !found {
+		return storage.Document{}, refused, fmt.Errorf("postgres: settings %q of %q: %w", kind, r.SettingsID, storage.ErrNotFound)
+	}
+	return doc, refused, nil
+}
+
+// reserveBatch returns the tenant's batch of r's reservation, checked.
+func reserveBatch(r storage.BudgetReservation) (*pgx.Batch, error) {
+	if err := storage.CheckBudgetReservation(r); err != nil {
+		return nil, err
 	}
 	defaults, err := json.Marshal(r.Defaults)
 	if err != nil {
-		return fmt.Errorf("postgres: budget defaults: %w", err)
+		return nil, fmt.Errorf("postgres: budget defaults: %w", err)
 	}
 	b := tenantBatch(r.SettingsID)
 	b.Queue(qReserveBudget, r.SettingsID, r.RunID, r.ConversationID, r.LeaseToken, r.TTL.Milliseconds(),
 		r.Settle.Tokens, r.Settle.Nanos, r.Settle.Unpriced, r.Reserve.Tokens, r.Reserve.Nanos, r.Reserve.Unpriced, r.End, defaults)
+	return b, nil
+}
+
+// readReserve reads the answer of qReserveBudget: refused is the reservation's refusal, or nil.
+func readReserve(br pgx.BatchResults, settingsID string) (refused, err error) {
 	var (
 		window, measure    *string
 		limit, used, asked *int64
 		unpriced           *bool
 		reset              *time.Time
 	)
-	err = s.send(ctx, b, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&window, &measure, &limit, &used, &asked, &unpriced, &reset)
-	})
-	if err != nil {
-		var pgErr interface{ SQLState() string }
-		if errors.As(err, &pgErr) && pgErr.SQLState()[:2] == "22" { // data exception: the document is no budget
-			return &storage.CorruptSettingsError{SettingsID: r.SettingsID, Kind: storage.BudgetKind, Err: err}
-		}
-		return wrap("reserve budget", err)
+	if err := br.QueryRow().Scan(&window, &measure, &limit, &used, &asked, &unpriced, &reset); err != nil {
+		return nil, err
 	}
 	if window == nil {
-		return nil
+		return nil, nil
 	}
-	e := &storage.BudgetExceededError{SettingsID: r.SettingsID, Window: *window, Measure: *measure, Limit: *limit, Used: *used,
+	e := &storage.BudgetExceededError{SettingsID: settingsID, Window: *window, Measure: *measure, Limit: *limit, Used: *used,
 		Asked: *asked, Unpriced: *unpriced}
 	if reset != nil {
 		e.ResetAt = reset.UTC()
 	}
-	return e
+	return e, nil
+}
+
+// reserveError is the error of a reservation whose round trip failed.
+func reserveError(settingsID string, err error) error {
+	var pgErr interface{ SQLState() string }
+	if errors.As(err, &pgErr) && pgErr.SQLState()[:2] == "22" { // data exception: the document is no budget
+		return &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
+	}
+	return wrap("reserve budget", err)
 }
 
 // queueBudgetEnd queues qEndBudget of e, after the append of claim c in b.

@@ -61,6 +61,7 @@ var rules = []rule{
 	{"BudgetLiveRuns", ruleBudgetLiveRuns},
 	{"BudgetConcurrent", ruleBudgetConcurrent},
 	{"BudgetEndsWithRelease", ruleBudgetEndsWithRelease},
+	{"BudgetSettingsReserve", ruleBudgetSettingsReserve},
 }
 
 // rec carries one rule's store, ids and findings.

@@ -344,3 +344,63 @@ func ruleBudgetEndsWithRelease(r *rec) {
 		r.truef(len(all) == 2, "AppendReleaseBudget under a lost claim stored something: %d entries, want 2", len(all))
 	}
 }
+
+// ruleBudgetSettingsReserve checks a store's GetSettingsReserve, when it has one: the document read as GetSettings
+// reads it and the reservation made or refused as ReserveBudget would, each whatever the other found.
+func ruleBudgetSettingsReserve(r *rec) {
+	sr, ok := r.s.(storage.SettingsReserver)
+	if !ok {
+		return
+	}
+	r.budgeter()
+	ctx := r.ctx
+	a, other := r.tenant("a"), r.tenant("b")
+	if !r.putBudget(a, `{"day": {"tokens": 1000}, "live_runs": 1}`) {
+		return
+	}
+	kind, missing := r.kind(a, "agent"), r.kind(a, "missing")
+	put, err := r.s.PutSettings(ctx, storage.Document{SettingsID: a, Kind: kind, SchemaVersion: 1, Data: json.RawMessage(`{"model": "m"}`)}, 0)
+	if !r.ok(err, "PutSettings") {
+		return
+	}
+	usage := func(what string) storage.BudgetUsage {
+		u, err := sr.BudgetUsage(ctx, a, "", storage.BudgetLimits{})
+		r.ok(err, what)
+		return u
+	}
+
+	doc, reserveErr, err := sr.GetSettingsReserve(ctx, kind, reservation(a, "r1", 600))
+	if r.ok(err, "GetSettingsReserve") && r.ok(reserveErr, "GetSettingsReserve's reservation of 600 of 1000") {
+		r.truef(string(doc.Data) == `{"model": "m"}` && doc.Revision == put.Revision && doc.SettingsID == a && doc.Kind == kind,
+			"GetSettingsReserve read %+v, want %+v", doc, put)
+	}
+	u := usage("BudgetUsage after GetSettingsReserve")
+	r.truef(u.LiveRuns == 1 && u.Reserved.Tokens == 600, "GetSettingsReserve holds %d runs and %d tokens, want 1 and 600", u.LiveRuns, u.Reserved.Tokens)
+
+	// A refused reservation and a missing document: each is reported, nothing is reserved.
+	_, reserveErr, err = sr.GetSettingsReserve(ctx, missing, reservation(a, "r2", 100))
+	r.is(err, storage.ErrNotFound, "GetSettingsReserve of a missing document")
+	r.is(reserveErr, storage.ErrTooManyRuns, "GetSettingsReserve of a second run under a live_runs limit of 1")
+	end := reservation(a, "r1", 0)
+	end.Settle, end.End = storage.BudgetSpend{Tokens: 300}, true
+	r.ok(sr.ReserveBudget(ctx, end), "ReserveBudget ending r1")
+	_, reserveErr, err = sr.GetSettingsReserve(ctx, kind, reservation(a, "r3", 800))
+	r.ok(err, "GetSettingsReserve of a refused reservation's document")
+	r.exceeded(reserveErr, storage.WindowDay, "tokens", "GetSettingsReserve of 800 after 300 spent")
+	u = usage("BudgetUsage after refusals")
+	r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0 && u.Windows[0].Spent.Tokens == 300, "refusals changed the budget: %+v", u)
+
+	// The reservation is made when the document is missing, and another tenant's is its own.
+	_, reserveErr, err = sr.GetSettingsReserve(ctx, r.kind(other, "agent"), reservation(other, "r1", 5000))
+	r.is(err, storage.ErrNotFound, "GetSettingsReserve of another tenant's missing document")
+	r.ok(reserveErr, "GetSettingsReserve of another tenant without a budget")
+	u = usage("BudgetUsage of a after b's reservation")
+	r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0, "another tenant's reservation is in a's budget: %+v", u)
+	end = reservation(other, "r1", 0)
+	end.End = true
+	r.ok(sr.ReserveBudget(ctx, end), "ReserveBudget ending b's r1")
+
+	_, reserveErr, err = sr.GetSettingsReserve(ctx, "", reservation(a, "r4", 1))
+	r.is(err, storage.ErrInvalid, "GetSettingsReserve of an empty kind")
+	r.is(reserveErr, storage.ErrInvalid, "GetSettingsReserve's reservation with an empty kind")
+}
