@@ -35,7 +35,8 @@ type MeteredRun struct {
 }
 
 // A RunMeter meters one run. The host calls it from the run's goroutine, one model call at a time: Reserve before
-// a call, Settle after it when Reserve allowed it, and End once when the run's agent is done.
+// a call, Settle after it when Reserve allowed it, and End once when the run's agent is done — unless the run's
+// end took what it holds instead ([StoredEnder]), or the agent the run was handed to did ([MeterHandover]).
 type RunMeter interface {
 	// Reserve is asked before a model call with the request (the model named in opts, the messages, the output
 	// cap in opts.MaxTokens). An error refuses the call: the run ends with it, its history stored.

@@ -228,7 +228,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			runErr = cause // the lease was lost, or a step could not be stored
 		}
 	}
-	if f := c.watches.feedOf.Load(); f != nil {
+	if f := c.watches.elsewhere.feed.Load(); f != nil {
 		// The watchers learn of the end at once; the release keeps the last event's id for the next run.
 		c.lease.lastEventIs(f.close(runErr))
 	}
@@ -381,7 +381,7 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 // feedWhole gives the watchers of a run that did not stream its new messages, whole, when someone watches the
 // conversation now; a run nobody watches costs nothing here.
 func (c *conversationRun) feedWhole(resp *chat.Response) {
-	if resp == nil || !(c.watches.watchedElsewhere.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
+	if resp == nil || !(c.watches.elsewhere.watched.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
 		return
 	}
 	f := newRunFeed(c, c.lease.claimHead)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/internal/streambench"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -86,4 +88,42 @@ func handoffKeepsTheRunsBudget(t *testing.T, store storage.Store) {
 			is.Equal(u.Windows[2].Spent.Tokens, int64(2200)) // the conversation's window
 		})
 	}
+}
+
+// TestHandoffRoundTrips counts what a handed-off run of two model calls (one per agent) sends to Postgres with
+// and without a budget: the budget adds its two reservations and nothing for the handoff or the end.
+func TestHandoffRoundTrips(t *testing.T) {
+	pg := streambench.OpenPostgres(t, nil)
+	limit := int64(1) << 40
+	meter := budget.New(&budget.Options{Store: pg.Store, Defaults: budget.Limits{Day: &budget.Limit{Tokens: &limit}}})
+	is := is.New(t)
+	count := func(m agent.Meter, tenant string) streambench.Counts {
+		billing, err := agent.NewHost(&named{name: "billing"}, agent.Config{Client: chattest.FuncModel(
+			func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+				return chattest.Text("paid"), nil
+			}),
+			Store: pg.Store, Meter: m})
+		is.NoErr(err)
+		front, err := agent.NewHost(&named{name: "front"}, agent.Config{Client: chattest.FuncModel(
+			func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+				return chattest.Calls(chattest.Call("h1", "handoff_to_billing", `{}`)), nil
+			}), Store: pg.Store, Meter: m, Handoffs: []agent.Handoff{{To: billing}}})
+		is.NoErr(err)
+		var d streambench.Counts
+		for i := range 2 { // the first run prepares what the store prepares once
+			before := pg.Counter.Settle(20*time.Millisecond, time.Second)
+			res, err := front.Run(t.Context(), agent.Text("paid?"), agent.SettingsID(tenant), agent.Conversation(fmt.Sprint("c", i)))
+			is.NoErr(err)
+			is.Equal(res.Agent, "billing")
+			d = pg.Counter.Counts().Sub(before)
+		}
+		return d
+	}
+	without := count(nil, "none")
+	with := count(meter, "budget")
+	t.Logf("round trips without a budget %d, with %d", without.Tx, with.Tx)
+	is.Equal(with.Tx-without.Tx, int64(2))
+	u, err := meter.Usage(t.Context(), "budget", "")
+	is.NoErr(err)
+	is.Equal(u.LiveRuns, int64(0))
 }
