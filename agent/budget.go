@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"iter"
 	"sync"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 // A Meter prices the model calls of runs and may refuse them, such as to hold a tenant to a budget (package
@@ -32,6 +35,9 @@ type MeteredRun struct {
 	LeaseTTL time.Duration
 	// RunID and Agent name the run and its agent; Provider is the provider the run's settings name.
 	RunID, Agent, Provider string
+	// Ahead is what the store reserved for the run's first model call with its settings read ([AdvanceMeter]),
+	// or nil: the RunMeter holds it from Begin on, and ends it with the run.
+	Ahead *storage.BudgetReservation
 }
 
 // A RunMeter meters one run. The host calls it from the run's goroutine, one model call at a time: Reserve before
@@ -165,16 +171,17 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	if m.begun {
 		return m.rm, nil
 	}
-	r := &m.st.session.run
-	run := MeteredRun{SettingsID: r.SettingsID, ConversationID: r.ConversationID, LeaseTTL: m.h.leaseTTL(),
-		RunID: r.RunID, Agent: m.st.ask.name(), Provider: m.st.ask.resolved.provider}
+	run := m.h.meteredRun(m.st, m.st.ask.resolved.provider)
 	if m.conv != nil {
 		run.LeaseToken = m.conv.currentClaim().Token
 	}
+	run.Ahead = m.st.ahead.reserved
 	rm, err := m.h.cfg.Meter.Begin(ctx, run)
 	if err != nil {
+		m.h.dropAhead(ctx, m.st)
 		return nil, err
 	}
+	m.st.ahead.reserved = nil
 	m.rm, m.begun = rm, true
 	if prev := m.prev; prev != nil {
 		m.prev = nil
@@ -226,6 +233,7 @@ func (m *meterState) end(ctx context.Context) {
 		rm.End(context.WithoutCancel(ctx))
 	}
 	m.begun, m.rm, m.prev = false, nil, nil
+	m.h.dropAhead(ctx, m.st) // the run ended before its first model call
 }
 
 // storedEnd returns what ends the run's meter in store's last step of a conversation's run, when the meter and
@@ -363,4 +371,99 @@ func (m *meterState) endCost() *costData {
 		return nil
 	}
 	return &costData{Nanos: c.Nanos, Amount: c.Amount(), Currency: c.Currency, Unpriced: c.Unpriced}
+}
+
+// An AdvanceMeter is a [Meter] that can reserve a run's first model call ahead of it, in the round trip that reads
+// the run's stored settings (storage.SettingsReserver): a run without a conversation, which stores nothing at its
+// end for the release of its budget to ride on, then adds one round trip per model call, not one more. The host
+// asks it for such runs whose settings come from Config.Store.
+type AdvanceMeter interface {
+	Meter
+	// Advance returns the reservation of run's first model call for a request of msgs and opts as they stand
+	// before the stored settings are read, when store is where the meter keeps budgets; false otherwise. The
+	// host passes what the store reserved to Begin in MeteredRun.Ahead.
+	Advance(store storage.SettingsStore, run MeteredRun, msgs []chat.Message, opts *chat.Options) (storage.BudgetReservation, bool)
+}
+
+// ahead is a run's first model call reserved with its settings read (Host.settingsAhead).
+type ahead struct {
+	input    []chat.Message             // the run's history and input, for the estimate
+	reserved *storage.BudgetReservation // what the store reserved, until the run's meter begins
+}
+
+// offeredTools are the tools a run is offered before its settings' overrides (Host.tools), read before the
+// settings when the first call is reserved with them.
+type offeredTools struct {
+	tools  []*toolset.Tool
+	hidden []string
+	err    error
+}
+
+// aheadTools returns the tools offered to a run whose first model call can be reserved with its settings read,
+// and nil for any other run: one without a conversation, whose settings come from Config.Store, under an
+// AdvanceMeter, with a store that reads and reserves in one step.
+func (h *Host) aheadTools(ctx context.Context, st *runState, claimed *claimed) *offeredTools {
+	ri := &st.ask.input
+	if claimed != nil || !h.storeSettings || ri.conversationID != "" || ri.settingsID == "" {
+		return nil
+	}
+	if _, ok := h.cfg.Meter.(AdvanceMeter); !ok {
+		return nil
+	}
+	if _, ok := h.cfg.Store.(storage.SettingsReserver); !ok {
+		return nil
+	}
+	o := &offeredTools{}
+	o.tools, o.hidden, o.err = h.offer.ToolsHidden(ctx, &st.session.run)
+	return o
+}
+
+// settingsAhead reads the run's stored settings and reserves its first model call in one step: the request as
+// it stands without the stored settings (the code's defaults, the run's settings, the offered tools). The meter's
+// first reservation is then spared when the real request fits what was reserved.
+func (h *Host) settingsAhead(ctx context.Context, st *runState, offered *offeredTools) (json.RawMessage, error) {
+	ri := &st.ask.input
+	pre := codeDefaults(h.agent)
+	var res storage.BudgetReservation
+	ok := offered.err == nil && pre.apply("run", ri.settings, h.decl.Configurable) == nil
+	if ok {
+		opts := pre.opts
+		opts.Tools = offered.tools
+		res, ok = h.cfg.Meter.(AdvanceMeter).Advance(h.cfg.Store, h.meteredRun(st, pre.provider), st.ahead.input, &opts)
+	}
+	if !ok {
+		return h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
+	}
+	doc, reserveErr, err := h.cfg.Store.(storage.SettingsReserver).GetSettingsReserve(ctx, h.decl.SettingsKind, res)
+	if reserveErr == nil {
+		st.ahead.reserved = &res
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc.Data, nil
+}
+
+// dropAhead ends what settingsAhead reserved for a run whose meter did not begin.
+func (h *Host) dropAhead(ctx context.Context, st *runState) {
+	res := st.ahead.reserved
+	if res == nil {
+		return
+	}
+	st.ahead.reserved = nil
+	if b, ok := h.cfg.Store.(storage.Budgeter); ok {
+		end := *res
+		end.Reserve, end.End = storage.BudgetSpend{}, true
+		_ = b.ReserveBudget(context.WithoutCancel(ctx), end)
+	}
+}
+
+// meteredRun names the run for its meter, its provider being provider.
+func (h *Host) meteredRun(st *runState, provider string) MeteredRun {
+	r := &st.session.run
+	return MeteredRun{SettingsID: r.SettingsID, ConversationID: r.ConversationID, LeaseTTL: h.leaseTTL(),
+		RunID: r.RunID, Agent: st.ask.name(), Provider: provider}
 }

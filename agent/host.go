@@ -338,8 +338,12 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	if err != nil {
 		return prepared{}, in, err
 	}
+	if h.cfg.Meter != nil {
+		st.ahead.input = in.msgs
+	}
 	client, err := h.resolve(ctx, st, claimed)
 	if err != nil {
+		h.dropAhead(ctx, st)
 		claimed.drop()
 		return prepared{}, in, err
 	}
@@ -368,8 +372,15 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	// Settings layers: code defaults, then the stored settings, then the run's.
 	a.resolved = codeDefaults(h.agent)
 	r := &a.resolved
+	var offered *offeredTools
 	if h.cfg.Settings != nil && ri.settingsID != "" {
-		doc, err := claimed.settings(ctx, h, ri.settingsID)
+		var doc json.RawMessage
+		var err error
+		if offered = h.aheadTools(ctx, st, claimed); offered != nil {
+			doc, err = h.settingsAhead(ctx, st, offered)
+		} else {
+			doc, err = claimed.settings(ctx, h, ri.settingsID)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("stored settings of %q: %w", ri.settingsID, err)
 		}
@@ -380,7 +391,7 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
 		return nil, err
 	}
-	tools, hidden, err := h.tools(ctx, &st.session.run, r.toolLayers)
+	tools, hidden, err := h.tools(ctx, &st.session.run, offered, r.toolLayers)
 	if err != nil {
 		return nil, err
 	}
@@ -504,9 +515,17 @@ func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Too
 // tools creates the tools a run offers, by the composition's rules (see [toolset.Combine]): each use's tools
 // narrowed by its picks, then Config.Tools, each with its layered settings overrides. A name offered twice fails
 // the run with a *toolset.ConflictError that lists every conflict and every source. It also returns the names
-// filters hid, so that the model is told such a tool is not available rather than unknown.
-func (h *Host) tools(ctx context.Context, run *toolset.Run, overrides map[string][]json.RawMessage) ([]*toolset.Tool, []string, error) {
-	out, hidden, err := h.offer.ToolsHidden(ctx, run)
+// filters hid, so that the model is told such a tool is not available rather than unknown. offered, when not
+// nil, is what the composition offered, read before the settings (aheadTools).
+func (h *Host) tools(ctx context.Context, run *toolset.Run, offered *offeredTools, overrides map[string][]json.RawMessage) ([]*toolset.Tool, []string, error) {
+	var out []*toolset.Tool
+	var hidden []string
+	var err error
+	if offered != nil {
+		out, hidden, err = offered.tools, offered.hidden, offered.err
+	} else {
+		out, hidden, err = h.offer.ToolsHidden(ctx, run)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

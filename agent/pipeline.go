@@ -21,6 +21,7 @@ type runState struct {
 	usage   usageMeter
 	shown   shownTools
 	costs   *meterState // nil without Config.Meter
+	ahead   ahead       // the first model call reserved with the settings read, under Config.Meter
 	stages  stages
 }
 

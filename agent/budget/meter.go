@@ -137,7 +137,22 @@ func (m *Meter) LiveRunsLimit(ctx context.Context, settingsID string) (int, bool
 
 // Begin implements [agent.Meter].
 func (m *Meter) Begin(_ context.Context, run agent.MeteredRun) (agent.RunMeter, error) {
-	return &runMeter{m: m, run: run}, nil
+	r := &runMeter{m: m, run: run, ahead: run.Ahead}
+	r.run.Ahead = nil
+	r.reserved = r.ahead != nil
+	return r, nil
+}
+
+var _ agent.AdvanceMeter = (*Meter)(nil)
+
+// Advance implements [agent.AdvanceMeter]: the reservation a first call of msgs and opts would make, when store
+// is the meter's.
+func (m *Meter) Advance(store storage.SettingsStore, run agent.MeteredRun, msgs []chat.Message, opts *chat.Options) (storage.BudgetReservation, bool) {
+	if m.store == nil || run.SettingsID == "" || !sameStore(m.store, store) {
+		return storage.BudgetReservation{}, false
+	}
+	r := runMeter{m: m, run: run}
+	return r.request(msgs, opts), true
 }
 
 // runMeter meters one run: the previous call's usage waits in pending, settled with the next reservation or at
@@ -148,6 +163,9 @@ type runMeter struct {
 	model    string // the model the last call asked for
 	pending  storage.BudgetSpend
 	reserved bool // the store holds a place for the run
+	// ahead is what the store reserved for the first call with the run's settings read (Meter.Advance): the
+	// first call sends no reservation of its own when it fits.
+	ahead *storage.BudgetReservation
 }
 
 func (r *runMeter) reservation() storage.BudgetReservation {
@@ -163,17 +181,12 @@ func (r *runMeter) Reserve(ctx context.Context, msgs []chat.Message, opts *chat.
 	if r.m.store == nil || r.run.SettingsID == "" {
 		return nil
 	}
-	out := r.m.maxOutput
-	if opts != nil && opts.MaxTokens != nil && *opts.MaxTokens > 0 {
-		out = int64(*opts.MaxTokens)
-	}
-	in := EstimateInput(msgs, opts)
-	res := r.reservation()
-	res.Reserve.Tokens = in + out
-	if nanos, ok := r.m.prices.most(r.run.Provider, r.model, in, out); ok {
-		res.Reserve.Nanos = nanos
-	} else {
-		res.Reserve.Unpriced = true
+	res := r.request(msgs, opts)
+	if a := r.ahead; a != nil {
+		r.ahead = nil
+		if fits(res.Reserve, a.Reserve) && r.pending == (storage.BudgetSpend{}) {
+			return nil // reserved with the run's settings read
+		}
 	}
 	err := r.m.store.ReserveBudget(ctx, res)
 	if err == nil || isExceeded(err) {
@@ -181,6 +194,32 @@ func (r *runMeter) Reserve(ctx context.Context, msgs []chat.Message, opts *chat.
 		r.reserved = true
 	}
 	return err
+}
+
+// request returns the reservation of a call of msgs and opts: its input estimate plus its output cap.
+func (r *runMeter) request(msgs []chat.Message, opts *chat.Options) storage.BudgetReservation {
+	model := r.model
+	if opts != nil {
+		model = opts.Model
+	}
+	out := r.m.maxOutput
+	if opts != nil && opts.MaxTokens != nil && *opts.MaxTokens > 0 {
+		out = int64(*opts.MaxTokens)
+	}
+	in := EstimateInput(msgs, opts)
+	res := r.reservation()
+	res.Reserve.Tokens = in + out
+	if nanos, ok := r.m.prices.most(r.run.Provider, model, in, out); ok {
+		res.Reserve.Nanos = nanos
+	} else {
+		res.Reserve.Unpriced = true
+	}
+	return res
+}
+
+// fits reports whether what a call may use is within what is reserved: it then needs no reservation of its own.
+func fits(call, reserved storage.BudgetSpend) bool {
+	return call.Tokens <= reserved.Tokens && call.Nanos <= reserved.Nanos && call.Unpriced == reserved.Unpriced
 }
 
 func isExceeded(err error) bool {

@@ -54,8 +54,8 @@ func TestRoundTripsPerModelCall(t *testing.T) {
 	}{
 		{1, true, 1},
 		{3, true, 3},
-		{1, false, 2},
-		{3, false, 4},
+		{1, false, 1},
+		{3, false, 3},
 	} {
 		t.Run(fmt.Sprintf("calls=%d/conversation=%v", tc.calls, tc.conversation), func(t *testing.T) {
 			is := is.New(t)
