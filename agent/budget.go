@@ -175,13 +175,15 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	if m.conv != nil {
 		run.LeaseToken = m.conv.currentClaim().Token
 	}
-	run.Ahead = m.st.ahead.reserved
+	run.Ahead = m.st.aheadReserved()
 	rm, err := m.h.cfg.Meter.Begin(ctx, run)
 	if err != nil {
 		m.h.dropAhead(ctx, m.st)
 		return nil, err
 	}
-	m.st.ahead.reserved = nil
+	if run.Ahead != nil {
+		m.st.ahead.reserved = false // the RunMeter holds it
+	}
 	m.rm, m.begun = rm, true
 	if prev := m.prev; prev != nil {
 		m.prev = nil
@@ -379,16 +381,20 @@ func (m *meterState) endCost() *costData {
 // asks it for such runs whose settings come from Config.Store.
 type AdvanceMeter interface {
 	Meter
+	// Advances reports whether the meter keeps its budgets in store, and so can reserve there with a settings read.
+	Advances(store storage.SettingsStore) bool
 	// Advance returns the reservation of run's first model call for a request of msgs and opts as they stand
-	// before the stored settings are read, when store is where the meter keeps budgets; false otherwise. The
-	// host passes what the store reserved to Begin in MeteredRun.Ahead.
-	Advance(store storage.SettingsStore, run MeteredRun, msgs []chat.Message, opts *chat.Options) (storage.BudgetReservation, bool)
+	// before the stored settings are read. The host passes what the store reserved to Begin in MeteredRun.Ahead.
+	Advance(run MeteredRun, msgs []chat.Message, opts *chat.Options) storage.BudgetReservation
 }
 
-// ahead is a run's first model call reserved with its settings read (Host.settingsAhead).
+// ahead is a run's first model call reserved with its settings read (Host.settingsAhead), for a run that can be
+// (Host.advances).
 type ahead struct {
-	input    []chat.Message             // the run's history and input, for the estimate
-	reserved *storage.BudgetReservation // what the store reserved, until the run's meter begins
+	input    []chat.Message // the run's history and input, for the estimate
+	offered  offeredTools
+	res      storage.BudgetReservation
+	reserved bool // the store holds res, until the run's meter begins and takes it
 }
 
 // offeredTools are the tools a run is offered before its settings' overrides (Host.tools), read before the
@@ -399,45 +405,36 @@ type offeredTools struct {
 	err    error
 }
 
-// aheadTools returns the tools offered to a run whose first model call can be reserved with its settings read,
-// and nil for any other run: one without a conversation, whose settings come from Config.Store, under an
-// AdvanceMeter, with a store that reads and reserves in one step.
-func (h *Host) aheadTools(ctx context.Context, st *runState, claimed *claimed) *offeredTools {
-	ri := &st.ask.input
-	if claimed != nil || !h.storeSettings || ri.conversationID != "" || ri.settingsID == "" {
-		return nil
+// advances reports whether a run's first model call can be reserved with its settings read: a run without a
+// conversation, whose settings come from Config.Store, under an AdvanceMeter that keeps its budgets in that
+// store, which reads and reserves in one step (storage.SettingsReserver).
+func (h *Host) advances(ri *runInput) bool {
+	if ri.conversationID != "" || ri.settingsID == "" || !h.storeSettings {
+		return false
 	}
-	if _, ok := h.cfg.Meter.(AdvanceMeter); !ok {
-		return nil
+	am, ok := h.cfg.Meter.(AdvanceMeter)
+	if !ok {
+		return false
 	}
-	if _, ok := h.cfg.Store.(storage.SettingsReserver); !ok {
-		return nil
-	}
-	o := &offeredTools{}
-	o.tools, o.hidden, o.err = h.offer.ToolsHidden(ctx, &st.session.run)
-	return o
+	_, ok = h.cfg.Store.(storage.SettingsReserver)
+	return ok && am.Advances(h.cfg.Store)
 }
 
-// settingsAhead reads the run's stored settings and reserves its first model call in one step: the request as
-// it stands without the stored settings (the code's defaults, the run's settings, the offered tools). The meter's
-// first reservation is then spared when the real request fits what was reserved.
-func (h *Host) settingsAhead(ctx context.Context, st *runState, offered *offeredTools) (json.RawMessage, error) {
-	ri := &st.ask.input
+// settingsAhead reads the run's stored settings and reserves its first model call in one step, for the request
+// as it stands without them: the code's defaults, the run's settings, the tools the composition offers (read
+// here, and used by Host.tools). The meter's first reservation is spared when the real request fits.
+func (h *Host) settingsAhead(ctx context.Context, st *runState) (json.RawMessage, error) {
+	ri, a := &st.ask.input, st.ahead
+	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, &st.session.run)
 	pre := codeDefaults(h.agent)
-	var res storage.BudgetReservation
-	ok := offered.err == nil && pre.apply("run", ri.settings, h.decl.Configurable) == nil
-	if ok {
-		opts := pre.opts
-		opts.Tools = offered.tools
-		res, ok = h.cfg.Meter.(AdvanceMeter).Advance(h.cfg.Store, h.meteredRun(st, pre.provider), st.ahead.input, &opts)
+	if a.offered.err != nil || pre.apply("run", ri.settings, h.decl.Configurable) != nil {
+		return h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind) // the run fails as it would
 	}
-	if !ok {
-		return h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind)
-	}
-	doc, reserveErr, err := h.cfg.Store.(storage.SettingsReserver).GetSettingsReserve(ctx, h.decl.SettingsKind, res)
-	if reserveErr == nil {
-		st.ahead.reserved = &res
-	}
+	opts := pre.opts
+	opts.Tools = a.offered.tools
+	a.res = h.cfg.Meter.(AdvanceMeter).Advance(h.meteredRun(st, pre.provider), a.input, &opts)
+	doc, reserveErr, err := h.cfg.Store.(storage.SettingsReserver).GetSettingsReserve(ctx, h.decl.SettingsKind, a.res)
+	a.reserved = reserveErr == nil
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
 	}
@@ -447,13 +444,29 @@ func (h *Host) settingsAhead(ctx context.Context, st *runState, offered *offered
 	return doc.Data, nil
 }
 
+// aheadReserved returns what the store holds for the run's first model call, or nil.
+func (st *runState) aheadReserved() *storage.BudgetReservation {
+	if st.ahead == nil || !st.ahead.reserved {
+		return nil
+	}
+	return &st.ahead.res
+}
+
+// aheadOffered returns the tools settingsAhead read, or nil.
+func (st *runState) aheadOffered() *offeredTools {
+	if st.ahead == nil {
+		return nil
+	}
+	return &st.ahead.offered
+}
+
 // dropAhead ends what settingsAhead reserved for a run whose meter did not begin.
 func (h *Host) dropAhead(ctx context.Context, st *runState) {
-	res := st.ahead.reserved
+	res := st.aheadReserved()
 	if res == nil {
 		return
 	}
-	st.ahead.reserved = nil
+	st.ahead.reserved = false
 	if b, ok := h.cfg.Store.(storage.Budgeter); ok {
 		end := *res
 		end.Reserve, end.End = storage.BudgetSpend{}, true

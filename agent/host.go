@@ -338,8 +338,8 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	if err != nil {
 		return prepared{}, in, err
 	}
-	if h.cfg.Meter != nil {
-		st.ahead.input = in.msgs
+	if h.cfg.Meter != nil && h.advances(ri) {
+		st.ahead = &ahead{input: in.msgs}
 	}
 	client, err := h.resolve(ctx, st, claimed)
 	if err != nil {
@@ -372,12 +372,11 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	// Settings layers: code defaults, then the stored settings, then the run's.
 	a.resolved = codeDefaults(h.agent)
 	r := &a.resolved
-	var offered *offeredTools
 	if h.cfg.Settings != nil && ri.settingsID != "" {
 		var doc json.RawMessage
 		var err error
-		if offered = h.aheadTools(ctx, st, claimed); offered != nil {
-			doc, err = h.settingsAhead(ctx, st, offered)
+		if st.ahead != nil {
+			doc, err = h.settingsAhead(ctx, st)
 		} else {
 			doc, err = claimed.settings(ctx, h, ri.settingsID)
 		}
@@ -391,7 +390,7 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
 		return nil, err
 	}
-	tools, hidden, err := h.tools(ctx, &st.session.run, offered, r.toolLayers)
+	tools, hidden, err := h.tools(ctx, &st.session.run, st.aheadOffered(), r.toolLayers)
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +515,7 @@ func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Too
 // narrowed by its picks, then Config.Tools, each with its layered settings overrides. A name offered twice fails
 // the run with a *toolset.ConflictError that lists every conflict and every source. It also returns the names
 // filters hid, so that the model is told such a tool is not available rather than unknown. offered, when not
-// nil, is what the composition offered, read before the settings (aheadTools).
+// nil, is what the composition offered, read before the settings (settingsAhead).
 func (h *Host) tools(ctx context.Context, run *toolset.Run, offered *offeredTools, overrides map[string][]json.RawMessage) ([]*toolset.Tool, []string, error) {
 	var out []*toolset.Tool
 	var hidden []string

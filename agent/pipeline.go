@@ -21,7 +21,7 @@ type runState struct {
 	usage   usageMeter
 	shown   shownTools
 	costs   *meterState // nil without Config.Meter
-	ahead   ahead       // the first model call reserved with the settings read, under Config.Meter
+	ahead   *ahead      // the first model call reserved with the settings read, or nil (Host.advances)
 	stages  stages
 }
 

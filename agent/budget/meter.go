@@ -145,14 +145,15 @@ func (m *Meter) Begin(_ context.Context, run agent.MeteredRun) (agent.RunMeter, 
 
 var _ agent.AdvanceMeter = (*Meter)(nil)
 
-// Advance implements [agent.AdvanceMeter]: the reservation a first call of msgs and opts would make, when store
-// is the meter's.
-func (m *Meter) Advance(store storage.SettingsStore, run agent.MeteredRun, msgs []chat.Message, opts *chat.Options) (storage.BudgetReservation, bool) {
-	if m.store == nil || run.SettingsID == "" || !sameStore(m.store, store) {
-		return storage.BudgetReservation{}, false
-	}
+// Advances implements [agent.AdvanceMeter]: store is the meter's.
+func (m *Meter) Advances(store storage.SettingsStore) bool {
+	return m.store != nil && sameStore(m.store, store)
+}
+
+// Advance implements [agent.AdvanceMeter]: the reservation a first call of msgs and opts would make.
+func (m *Meter) Advance(run agent.MeteredRun, msgs []chat.Message, opts *chat.Options) storage.BudgetReservation {
 	r := runMeter{m: m, run: run}
-	return r.request(msgs, opts), true
+	return r.request(msgs, opts)
 }
 
 // runMeter meters one run: the previous call's usage waits in pending, settled with the next reservation or at
