@@ -12,6 +12,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -27,7 +28,7 @@ func closer(runs *atomic.Int32) *toolset.Tool {
 }
 
 // pendingRun makes a run whose model calls an ordinary tool and close_ticket in one response.
-func pendingRun(t *testing.T, runs *atomic.Int32, cfg agent.Config) (*agent.Result, *scripted) {
+func pendingRun(t *testing.T, runs *atomic.Int32, cfg agent.Config) (*agent.Result, *chattest.Script) {
 	is := is.New(t)
 	m := script(call(tc("1", "search", `{"q":"x"}`), tc("2", "close_ticket", `{"number":4711}`)))
 	h := host(m, cfg, echo("search"), closer(runs))
@@ -40,7 +41,7 @@ func TestApprovalPendsAndOrdinaryCallsRun(t *testing.T) {
 	is := is.New(t)
 	var runs atomic.Int32
 	res, m := pendingRun(t, &runs, agent.Config{})
-	is.Equal(m.calls(), 1)
+	is.Equal(len(m.Requests()), 1)
 	is.Equal(runs.Load(), int32(0)) // not run before approval
 	is.Equal(len(res.Pending), 1)
 	p := res.Pending[0]
@@ -90,12 +91,12 @@ func TestApprovalAnswers(t *testing.T) {
 			res2, err := h.Run(context.Background(), agent.Messages(res.Messages), tt.answer(res.Pending[0].ID))
 			is.NoErr(err)
 			is.Equal(runs.Load(), tt.wantRuns)
-			r := m.lastResults()["2"]
+			r := lastResults(m)["2"]
 			is.True(strings.Contains(string(r.Result)+r.Error, tt.want))
 			is.Equal(len(res2.Pending), 0)
 			// The model sees the call exactly as requested, with its result, and no approval parts.
 			sawCall := false
-			for _, msg := range m.msgs[0] {
+			for _, msg := range m.Requests()[0].Messages {
 				for _, p := range msg.Parts {
 					switch p := p.(type) {
 					case chat.ApprovalRequest, chat.ApprovalAnswer:
@@ -164,7 +165,7 @@ func TestApprovalErrors(t *testing.T) {
 			var ae *agent.ApprovalError
 			is.True(errors.As(err, &ae))
 			is.Equal(ae.Reason, tt.want)
-			is.Equal(m.calls(), 0) // the run did not start
+			is.Equal(len(m.Requests()), 0) // the run did not start
 			is.Equal(runs.Load(), int32(0))
 		})
 	}
@@ -208,7 +209,7 @@ func TestSeveralPendingRequests(t *testing.T) {
 		agent.Approve(res.Pending[0].ID), agent.Reject(res.Pending[1].ID, "not this one"))
 	is.NoErr(err)
 	is.Equal(runs.Load(), int32(1))
-	got := m2.lastResults()
+	got := lastResults(m2)
 	is.Equal(string(got["1"].Result), `{"number":1}`)
 	is.Equal(got["2"].Error, "not this one")
 	is.Equal(res2.Text(), "closed one")
@@ -293,7 +294,7 @@ func TestRulesKeyOnIdentity(t *testing.T) {
 			is.Equal(runs.Load(), tt.wantRuns)
 			is.Equal(len(res.Pending), tt.pending)
 			if tt.pending == 0 {
-				r := m.lastResults()["1"]
+				r := lastResults(m)["1"]
 				is.True(strings.Contains(string(r.Result)+r.Error, tt.want))
 				is.Equal(res.Text(), "done")
 			}

@@ -255,8 +255,8 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 		}
 	}
 	return []chat.Message{
-		{Role: chat.RoleAssistant, AuthorName: a.ask.name, Parts: calls},
-		{Role: chat.RoleTool, AuthorName: a.ask.name, Parts: results},
+		{Role: chat.RoleAssistant, AuthorName: a.ask.name(), Parts: calls},
+		{Role: chat.RoleTool, AuthorName: a.ask.name(), Parts: results},
 	}
 }
 

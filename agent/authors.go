@@ -19,7 +19,7 @@ func (a *authorNames) Respond(ctx context.Context, msgs []chat.Message, opts *ch
 	if resp != nil {
 		for i := range resp.Messages {
 			if resp.Messages[i].AuthorName == "" && resp.Messages[i].Role != chat.RoleUser {
-				resp.Messages[i].AuthorName = a.ask.name
+				resp.Messages[i].AuthorName = a.ask.name()
 			}
 		}
 	}
@@ -30,7 +30,7 @@ func (a *authorNames) Stream(ctx context.Context, msgs []chat.Message, opts *cha
 	return func(yield func(chat.Update, error) bool) {
 		for u, err := range a.next.Stream(ctx, msgs, opts) {
 			if u.AuthorName == "" && u.Role != chat.RoleUser {
-				u.AuthorName = a.ask.name
+				u.AuthorName = a.ask.name()
 			}
 			if !yield(u, err) || err != nil {
 				return

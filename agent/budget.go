@@ -35,7 +35,8 @@ type MeteredRun struct {
 }
 
 // A RunMeter meters one run. The host calls it from the run's goroutine, one model call at a time: Reserve before
-// a call, Settle after it when Reserve allowed it, and End once when the run's agent is done.
+// a call, Settle after it when Reserve allowed it, and End once when the run's agent is done — unless the run's
+// end took what it holds instead ([StoredEnder]), or the agent the run was handed to did ([MeterHandover]).
 type RunMeter interface {
 	// Reserve is asked before a model call with the request (the model named in opts, the messages, the output
 	// cap in opts.MaxTokens). An error refuses the call: the run ends with it, its history stored.
@@ -57,6 +58,16 @@ type StoredEnder interface {
 	StoredEnd(store storage.ConversationStore) (storage.BudgetReservation, bool)
 	// EndStored tells the meter that the store took the end StoredEnd returned: the run is ended.
 	EndStored()
+}
+
+// A MeterHandover is a [RunMeter] that can pass what it holds for a run to the RunMeter of the agent the run is
+// handed off to (see Handoff): the run keeps one place among its tenant's live runs and one run window, and its
+// last call's settlement goes with the next agent's first reservation. The host asks it when the next agent's
+// meter begins, and calls End instead when it returns false.
+type MeterHandover interface {
+	// HandOver passes what the meter holds for the run to next, which has begun metering the same run; false
+	// when next cannot take it (another Meter's, say).
+	HandOver(next RunMeter) bool
 }
 
 // Cost is what model calls cost, as a [Meter] priced them.
@@ -99,6 +110,9 @@ type meterState struct {
 	rm    RunMeter
 	cost  Cost
 	begun bool
+	// prev is the RunMeter of the agent that handed the run to this one, which holds the run's budget until
+	// this one begins and takes it over (takeOver).
+	prev RunMeter
 }
 
 // newMeterState returns the run's part under Config.Meter, or nil without one.
@@ -153,7 +167,7 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	}
 	r := &m.st.session.run
 	run := MeteredRun{SettingsID: r.SettingsID, ConversationID: r.ConversationID, LeaseTTL: m.h.leaseTTL(),
-		RunID: r.RunID, Agent: m.st.ask.name, Provider: m.st.ask.resolved.provider}
+		RunID: r.RunID, Agent: m.st.ask.name(), Provider: m.st.ask.resolved.provider}
 	if m.conv != nil {
 		run.LeaseToken = m.conv.currentClaim().Token
 	}
@@ -162,7 +176,39 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 		return nil, err
 	}
 	m.rm, m.begun = rm, true
+	if prev := m.prev; prev != nil {
+		m.prev = nil
+		if ho, ok := prev.(MeterHandover); !ok || !ho.HandOver(rm) {
+			prev.End(context.WithoutCancel(ctx))
+		}
+	}
 	return rm, nil
+}
+
+// holding returns the RunMeter that holds the run's budget for m: its own once begun, until then the one of the
+// agent that handed the run to it, or nil.
+func (m *meterState) holding() RunMeter {
+	if m.begun && m.rm != nil {
+		return m.rm
+	}
+	return m.prev
+}
+
+// takeOver is told, at a handoff, that the run goes on with m's agent: what from's meter holds for the run passes
+// to m's when it begins (MeterHandover), and is ended at once when m's host has no meter.
+func (m *meterState) takeOver(ctx context.Context, from *meterState) {
+	if from == nil {
+		return
+	}
+	held := from.holding()
+	from.begun, from.rm, from.prev = false, nil, nil
+	switch {
+	case held == nil:
+	case m == nil:
+		held.End(context.WithoutCancel(ctx))
+	default:
+		m.prev = held
+	}
 }
 
 func (m *meterState) settle(ctx context.Context, rm RunMeter, model string, used chat.Usage) {
@@ -176,19 +222,19 @@ func (m *meterState) end(ctx context.Context) {
 	if m == nil {
 		return
 	}
-	if m.begun && m.rm != nil {
-		m.rm.End(context.WithoutCancel(ctx))
+	if rm := m.holding(); rm != nil {
+		rm.End(context.WithoutCancel(ctx))
 	}
-	m.begun, m.rm = false, nil
+	m.begun, m.rm, m.prev = false, nil, nil
 }
 
 // storedEnd returns what ends the run's meter in store's last step of a conversation's run, when the meter and
 // the store can (see StoredEnder): nil otherwise, and for a run without a meter.
 func (m *meterState) storedEnd(store storage.ConversationStore) []storage.BudgetReservation {
-	if m == nil || !m.begun || m.rm == nil {
+	if m == nil || m.holding() == nil {
 		return nil
 	}
-	se, ok := m.rm.(StoredEnder)
+	se, ok := m.holding().(StoredEnder)
 	if _, can := store.(storage.BudgetReleaser); !ok || !can {
 		return nil
 	}
@@ -205,9 +251,9 @@ func (m *meterState) finish(ctx context.Context, stored bool) {
 	if m == nil {
 		return
 	}
-	if stored && m.begun && m.rm != nil {
-		m.rm.(StoredEnder).EndStored()
-		m.begun, m.rm = false, nil
+	if rm := m.holding(); stored && rm != nil {
+		rm.(StoredEnder).EndStored()
+		m.begun, m.rm, m.prev = false, nil, nil
 		return
 	}
 	m.end(ctx)

@@ -93,7 +93,7 @@ func TestMeterPricesAndRefusesModelCalls(t *testing.T) {
 			}
 			res, err := run()
 			is.True(errors.Is(err, errRefused)) // the third call is refused
-			is.Equal(model.calls(), 2)          // and never sent
+			is.Equal(len(model.Requests()), 2)  // and never sent
 			is.Equal(res.Cost, agent.Cost{Nanos: 2 * oneUsage.TotalTokens, Currency: "USD"})
 			is.Equal(len(m.settled), 2)
 			is.Equal(m.settled[1], oneUsage)

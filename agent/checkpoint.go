@@ -16,9 +16,23 @@ import (
 // then takes in the steering input that waits in the store; after each call it queues the response, which is
 // stored with those messages, in the same call to the store, before the next model call (or before an approved
 // call runs, or at the end of the run). A crash loses at most the call in flight and the tools it called.
+//
+// The checkpoint is also where the summaries of the run's compaction are stored: the host gives a [Compaction] in
+// Config.Inner the checkpoint itself (Host.inner). Another middleware in Config.Inner reaches it by [StoreSummary],
+// which finds it in the context of the model call, the only argument StoreSummary has.
 type checkpoint struct {
 	next chat.Client
 	conv *conversationRun
+	// exposed is set when Config.Inner holds a middleware other than compaction, which may call StoreSummary: the
+	// checkpoint then puts itself in each model call's context.
+	exposed bool
+	sent    []chat.Message // the messages of the model call in flight, all of them stored
+	// summarised is the last summary stored during the call in flight, so that a compaction whose OnSummary is
+	// StoreSummary stores it once.
+	summarised struct {
+		keptFrom int
+		text     string
+	}
 }
 
 func (c *checkpoint) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
@@ -26,7 +40,7 @@ func (c *checkpoint) Respond(ctx context.Context, msgs []chat.Message, opts *cha
 	if err != nil {
 		return nil, err
 	}
-	ctx = context.WithValue(ctx, callKey{}, &modelCall{conv: c.conv, msgs: msgs})
+	ctx = c.send(ctx, msgs)
 	resp, err := c.next.Respond(ctx, msgs, opts)
 	if err != nil || resp == nil {
 		return resp, err
@@ -46,7 +60,7 @@ func (c *checkpoint) Stream(ctx context.Context, msgs []chat.Message, opts *chat
 				return
 			}
 		}
-		ctx := context.WithValue(ctx, callKey{}, &modelCall{conv: c.conv, msgs: msgs})
+		ctx := c.send(ctx, msgs)
 		ended := false // by an error or by the consumer: the response is not whole, and is not stored
 		resp, _ := chat.Collect(func(collect func(chat.Update, error) bool) {
 			for u, err := range c.next.Stream(ctx, msgs, opts) {
@@ -71,12 +85,26 @@ func (c *checkpoint) Stream(ctx context.Context, msgs []chat.Message, opts *chat
 	}
 }
 
+// expose makes the checkpoint reachable by StoreSummary from the model calls below it.
+func (c *checkpoint) expose() { c.exposed = true }
+
+// send records msgs as the model call in flight, and returns the call's context: with the checkpoint in it, for
+// StoreSummary, when Config.Inner may call it.
+func (c *checkpoint) send(ctx context.Context, msgs []chat.Message) context.Context {
+	c.sent = msgs
+	c.summarised.keptFrom, c.summarised.text = -1, ""
+	if c.exposed {
+		ctx = context.WithValue(ctx, summaryKey{}, c)
+	}
+	return ctx
+}
+
 // storeResponse queues one model response, with the agent's name on it, to be stored with the run's next step.
 func (c *conversationRun) storeResponse(ctx context.Context, msgs []chat.Message) error {
 	msgs = slices.Clone(msgs)
 	for i := range msgs {
 		if msgs[i].AuthorName == "" && msgs[i].Role != chat.RoleUser {
-			msgs[i].AuthorName = c.st.ask.name
+			msgs[i].AuthorName = c.st.ask.name()
 		}
 	}
 	e, err := marshalEntry(storage.EntryResponse, msgs)
@@ -166,7 +194,7 @@ func (h *Host) useStore() {
 	next := h.invoker
 	h.invoker = func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {
 		if tool.RequiresApproval {
-			if c, ok := ctx.Value(convKey{h}).(*conversationRun); ok {
+			if c, _ := ctx.Value(startsKey{h}).(*conversationRun); c != nil {
 				if err := c.markStarted(ctx, tool, call); err != nil {
 					return nil, err
 				}
@@ -175,6 +203,13 @@ func (h *Host) useStore() {
 		return next(ctx, tool, call)
 	}
 }
+
+// startsKey is the context key under which the tool runner of a run on h hands an approved call's conversation,
+// through Config.ToolMiddleware, to the mark in h's invoker below it: a ToolInvoker takes a context, the tool and
+// the call alone, so the call's context is the one way through a user's middleware. The runner sets it for each
+// call that requires approval, to its run's conversation or to nil, so a sub-agent's run never marks a call in
+// the conversation of the run that called it.
+type startsKey struct{ h *Host }
 
 // markStarted stores that an approved call is about to run, so that no later run runs it again.
 func (c *conversationRun) markStarted(ctx context.Context, tool *toolset.Tool, call *toolset.Call) error {
@@ -186,28 +221,39 @@ func (c *conversationRun) markStarted(ctx context.Context, tool *toolset.Tool, c
 	return nil
 }
 
-// callKey finds the model call in flight below the checkpoint, for StoreSummary. Only Config.Inner and the
-// provider's client see it: a sub-agent's run, started by a tool above, never does.
-type callKey struct{}
-
-// modelCall is what the checkpoint sent down: the run's conversation and the messages, all of them stored.
-type modelCall struct {
-	conv *conversationRun
-	msgs []chat.Message
-}
-
-// StoreSummary records a compaction summary in the run's conversation: pass it as CompactionOptions.OnSummary.
-// The entry holds the summary and the messages compaction kept after it, with the run's mode and standing
-// approvals, so the conversation's later runs load from it on and read nothing before it. Outside a run with a
-// conversation it does nothing. When the entry cannot be stored, the run ends with the error.
-func StoreSummary(ctx context.Context, summary chat.Message, keptFrom int) {
-	mc, ok := ctx.Value(callKey{}).(*modelCall)
-	if !ok || keptFrom < 0 || keptFrom > len(mc.msgs) {
+// storeSummary records a summary written during the model call in flight: the entry holds the summary and the
+// messages the summary does not cover, from keptFrom on, with the run's mode and standing approvals, so the
+// conversation's later runs load from it on and read nothing before it. A summary stored already during the call
+// is not stored again. When the entry cannot be stored, the run ends with the error.
+func (c *checkpoint) storeSummary(ctx context.Context, summary chat.Message, keptFrom int) {
+	if keptFrom < 0 || keptFrom > len(c.sent) {
 		return
 	}
-	c := mc.conv
-	d := summaryData{Messages: append([]chat.Message{summary}, mc.msgs[keptFrom:]...), savedState: c.saved()}
-	if err := c.append(ctx, "storing a summary", jsonEntry(storage.EntrySummary, d)); err != nil {
-		c.fail(err)
+	text := summary.Text()
+	if c.summarised.keptFrom == keptFrom && c.summarised.text == text {
+		return
+	}
+	c.summarised.keptFrom, c.summarised.text = keptFrom, text
+	d := summaryData{Messages: append([]chat.Message{summary}, c.sent[keptFrom:]...), savedState: c.conv.saved()}
+	if err := c.conv.append(ctx, "storing a summary", jsonEntry(storage.EntrySummary, d)); err != nil {
+		c.conv.fail(err)
+	}
+}
+
+// summaryKey finds the checkpoint of the model call in flight, for StoreSummary. Only Config.Inner and the
+// provider's client see it: a sub-agent's run, started by a tool above, never does.
+type summaryKey struct{}
+
+// StoreSummary records a summary in the run's conversation, from a middleware in [Config.Inner]: summary stands for
+// the messages of the model call before keptFrom, the index of the first message it does not cover. The entry
+// holds the summary and the messages from keptFrom on, with the run's mode and standing approvals, so the
+// conversation's later runs load from it on and read nothing before it. Outside a run with a conversation it does
+// nothing. When the entry cannot be stored, the run ends with the error.
+//
+// A [Compaction] in Config.Inner does not need it: a host with Config.Store stores each of its summaries itself.
+// Passed as CompactionOptions.OnSummary, it stores nothing more.
+func StoreSummary(ctx context.Context, summary chat.Message, keptFrom int) {
+	if c, _ := ctx.Value(summaryKey{}).(*checkpoint); c != nil {
+		c.storeSummary(ctx, summary, keptFrom)
 	}
 }

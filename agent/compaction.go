@@ -49,8 +49,8 @@ type CompactionOptions struct {
 	SummaryMaxTokens int
 
 	// OnSummary, when not nil, is called with each new summary and the index, in the messages the compaction
-	// received, of the first message the summary does not cover. A conversation store records it, so that later
-	// runs start from the summary.
+	// received, of the first message the summary does not cover. It is not needed to store the summary: a host
+	// with Config.Store records each summary in the run's conversation itself, so that later runs start from it.
 	OnSummary func(ctx context.Context, summary chat.Message, keptFrom int)
 }
 
@@ -92,11 +92,23 @@ func Compaction(o CompactionOptions) chat.Middleware {
 	}
 }
 
+// summaryStore records a compaction's summaries: the checkpoint of a run with a conversation.
+type summaryStore interface {
+	storeSummary(ctx context.Context, summary chat.Message, keptFrom int)
+}
+
+// recordIn makes c record each new summary in s. The host calls it while it builds the run's stages, before any
+// model call.
+func (c *compactor) recordIn(s summaryStore) { c.stored = s }
+
 // compactor is the compaction of one run.
 type compactor struct {
 	next chat.Client
 	o    CompactionOptions
 	seed maphash.Seed
+	// stored records each new summary in the run's conversation: the run's checkpoint, which the host gives a
+	// compaction in Config.Inner of a run with a conversation (recordIn), or nil.
+	stored summaryStore
 
 	mu sync.Mutex
 	// ratio turns the raw estimate (bytes/4) into the provider's tokens, as its last reported usage showed.
@@ -216,6 +228,9 @@ func (c *compactor) compact(ctx context.Context, msgs []chat.Message, opts *chat
 	newHead := append(systemMessages(head), systemMessages(tail[:k])...)
 	newHead = append(newHead, summary)
 	c.summary, c.keptFrom, c.prefix, c.head = &summary, keptFrom, c.hash(msgs[:keptFrom]), newHead
+	if c.stored != nil {
+		c.stored.storeSummary(ctx, summary, keptFrom)
+	}
 	if c.o.OnSummary != nil {
 		c.o.OnSummary(ctx, summary, keptFrom)
 	}

@@ -377,6 +377,68 @@ func TestCompactionStoresSummaryInConversation(t *testing.T) {
 	checkPairs(t, len(g.requests)-1, next)
 }
 
+// A host with a store records each summary of its compaction in the run's conversation, once, whether or not
+// OnSummary is StoreSummary, and whatever else Config.Inner holds.
+func TestCompactionSummariesStoredByTheHost(t *testing.T) {
+	passThrough := func(next chat.Client) chat.Client { return next }
+	wrapping := func(next chat.Client) chat.Client {
+		return chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+			return next.Respond(ctx, msgs, opts)
+		})
+	}
+	cases := []struct {
+		name  string
+		store bool // OnSummary also calls StoreSummary
+		outer chat.Middleware
+	}{
+		{name: "no hook", store: false},
+		{name: "StoreSummary", store: true},
+		{name: "StoreSummary below a pass-through", store: true, outer: passThrough},
+		{name: "StoreSummary below another middleware", store: true, outer: wrapping},
+		{name: "no hook below another middleware", store: false, outer: wrapping},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			store := memory.New()
+			summarizer := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+				return chattest.Text("they read some pages"), nil
+			})
+			written := 0
+			comp := agent.Compaction(agent.CompactionOptions{Budget: 1500, Summarizer: summarizer,
+				OnSummary: func(ctx context.Context, summary chat.Message, keptFrom int) {
+					written++
+					if tc.store {
+						agent.StoreSummary(ctx, summary, keptFrom)
+					}
+				}})
+			inner := []chat.Middleware{comp}
+			if tc.outer != nil {
+				inner = []chat.Middleware{tc.outer, comp}
+			}
+			g := &growing{rounds: 24, text: 700}
+			h := namedHost(t, "grower", g.model(), agent.Config{Store: store, Inner: inner}, fetchTool(20))
+			_, err := h.Run(ctx, agent.Text("read every page"), agent.SettingsID("tenant-1"), agent.Conversation("conv-1"))
+			is.NoErr(err)
+
+			all, err := store.LoadAll(ctx, "tenant-1", "conv-1")
+			is.NoErr(err)
+			stored := 0
+			for _, e := range all {
+				if e.Type == storage.EntrySummary {
+					stored++
+				}
+			}
+			is.True(written > 1)
+			is.Equal(stored, written) // each summary stored once
+			from, err := store.Load(ctx, "tenant-1", "conv-1")
+			is.NoErr(err)
+			is.Equal(from[0].Type, storage.EntrySummary) // later runs load from the last summary
+		})
+	}
+}
+
 func TestCompactionKeepsCallIDsUnique(t *testing.T) {
 	// The provider numbers its calls per response, so every response calls "call_0". The run makes the ids unique
 	// against its whole history, including what compaction summarised away from the request.

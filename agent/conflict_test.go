@@ -107,7 +107,7 @@ func TestToolNameConflicts(t *testing.T) {
 					is.True(strings.Contains(err.Error(), s)) // the message names every source
 				}
 			}
-			is.Equal(m.calls(), 0) // no model call with an ambiguous list
+			is.Equal(len(m.Requests()), 0) // no model call with an ambiguous list
 		})
 	}
 }
@@ -120,8 +120,8 @@ func TestStandaloneToolsShareAName(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.Equal(m.tools[0], []string{"search", "open"}) // the first of several standalone copies is offered
-	is.True(m.opts[0].Tools[0] == first)
+	is.Equal(m.Requests()[0].ToolNames(), []string{"search", "open"}) // the first of several standalone copies is offered
+	is.True(m.Requests()[0].Options.Tools[0] == first)
 }
 
 func TestHiddenToolIsNotAvailable(t *testing.T) {
@@ -135,8 +135,8 @@ func TestHiddenToolIsNotAvailable(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.Equal(m.tools[0], []string{"status", "ops_status"})
-	got := m.lastResults()
+	is.Equal(m.Requests()[0].ToolNames(), []string{"status", "ops_status"})
+	got := lastResults(m)
 	is.Equal(got["1"].Error, `tool "restart" is not available in this run; do not call it again`)
 	is.Equal(got["2"].Error, `tool "ops_restart" is not available in this run; do not call it again`) // named as the model would see it
 	is.True(strings.HasPrefix(got["3"].Error, `unknown tool "nope"`))
@@ -153,8 +153,8 @@ func TestPicksAndConflicts(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.Equal(m.tools[0], []string{"search_tickets", "get_ticket", "close_ticket"})
-	is.True(m.opts[0].Tools[2] == own)
+	is.Equal(m.Requests()[0].ToolNames(), []string{"search_tickets", "get_ticket", "close_ticket"})
+	is.True(m.Requests()[0].Options.Tools[2] == own)
 
 	// A picked tool that does conflict is reported under the use's filter.
 	h, err = agent.NewHost(&picky{}, agent.Config{Client: script(), Toolsets: []toolset.Source{newTickets()}, Tools: []toolset.Source{echo("get_ticket")}})

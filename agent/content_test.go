@@ -33,7 +33,7 @@ func TestContentResult(t *testing.T) {
 			m := script(call(tc("1", "render", `{}`)), say("ok"))
 			_, err := host(m, agent.Config{}, render).Run(context.Background(), agent.Text("x"))
 			is.NoErr(err)
-			is.Equal(string(m.lastResults()["1"].Result), tt.want)
+			is.Equal(string(lastResults(m)["1"].Result), tt.want)
 		})
 	}
 }

@@ -55,10 +55,6 @@ func (e *ConversationError) Unwrap() error { return e.Err }
 // the requests the conversation left open. Pass the new input only, never [Messages]. See docs/conversations.md.
 func Conversation(id string) RunOption { return func(r *runInput) { r.conversationID = id } }
 
-// convKey finds a run's conversation in the context of its tool calls; keyed by host, so a sub-agent's run on
-// another host never writes to its caller's conversation.
-type convKey struct{ h *Host }
-
 // conversationRun is one run's hold on its conversation, in parts, each declared in the file that writes it: the
 // lease (lease.go), the journal of steps to store (journal.go), the store's signals and the steering input taken
 // in (steer.go), the routing among agents (handoff.go) and the run's cancellation (below).
@@ -202,7 +198,6 @@ func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 	ctx, cancel = context.WithCancelCause(ctx)
 	c.ctl.begin(ctx, cancel)
 	lost := c.lease.lostClaim() // after begin: a loss from now on cancels the run itself
-	ctx = context.WithValue(ctx, convKey{c.h}, c)
 	if lost != nil {
 		cancel(lost)
 		return ctx, lost
@@ -233,7 +228,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			runErr = cause // the lease was lost, or a step could not be stored
 		}
 	}
-	if f := c.watches.feedOf.Load(); f != nil {
+	if f := c.watches.elsewhere.feed.Load(); f != nil {
 		// The watchers learn of the end at once; the release keeps the last event's id for the next run.
 		c.lease.lastEventIs(f.close(runErr))
 	}
@@ -260,7 +255,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 			for i, r := range reqs {
 				parts[i] = r
 			}
-			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.ask.name, Parts: parts}})
+			e, err := marshalEntry(storage.EntryApprovalRequests, []chat.Message{{Role: chat.RoleAssistant, AuthorName: c.st.ask.name(), Parts: parts}})
 			if err == nil {
 				entries = append(entries, e)
 			}
@@ -313,7 +308,7 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 func (c *conversationRun) saved() savedState {
 	d := c.st.session.saved()
 	if c.routing.routed {
-		d.Agent = c.st.ask.name
+		d.Agent = c.st.ask.name()
 	}
 	return d
 }
@@ -386,7 +381,7 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 // feedWhole gives the watchers of a run that did not stream its new messages, whole, when someone watches the
 // conversation now; a run nobody watches costs nothing here.
 func (c *conversationRun) feedWhole(resp *chat.Response) {
-	if resp == nil || !(c.watches.watchedElsewhere.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
+	if resp == nil || !(c.watches.elsewhere.watched.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
 		return
 	}
 	f := newRunFeed(c, c.lease.claimHead)

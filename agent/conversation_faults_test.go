@@ -72,10 +72,10 @@ func TestConversationStoreFaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("write %d failed; the next run: %v", n, err)
 		}
-		if next.calls() != 1 {
-			t.Fatalf("write %d failed; the next run made %d model calls", n, next.calls())
+		if len(next.Requests()) != 1 {
+			t.Fatalf("write %d failed; the next run made %d model calls", n, len(next.Requests()))
 		}
-		checkHistory(t, next.msgs[0])
+		checkHistory(t, next.Requests()[0].Messages)
 		if runs.Load() > 1 {
 			t.Fatalf("write %d failed; close_ticket ran %d times", n, runs.Load())
 		}
@@ -283,7 +283,7 @@ func TestConversationCrash(t *testing.T) {
 			}
 			is.NoErr(err)
 			is.Equal(runs.Load(), int32(0)) // close_ticket ran in the child, or never: not here
-			seen := next.msgs[0]
+			seen := next.Requests()[0].Messages
 			checkHistory(t, seen)
 			// Every stored step reaches the model: each stored result, and the stored responses' text.
 			got := results(seen)
@@ -356,7 +356,7 @@ func TestConversationForeignRows(t *testing.T) {
 			is.Equal(ce.ConversationID, id)
 			is.Equal(ce.Seq, int64(3))
 			is.True(strings.Contains(err.Error(), "corrupt entry 3"))
-			is.Equal(m.calls(), 0)
+			is.Equal(len(m.Requests()), 0)
 		})
 	}
 }

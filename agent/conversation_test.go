@@ -116,7 +116,7 @@ func TestConversationHistory(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(res.Text(), "you said b")
 		// The second run's model call saw the first run whole, then the input.
-		seen := m.msgs[2]
+		seen := m.Requests()[2].Messages
 		checkHistory(t, seen)
 		is.Equal(len(seen), 5) // user, call, result, answer, user
 		is.Equal(seen[0].Text(), "look for a")
@@ -158,7 +158,7 @@ func TestConversationStoredSettings(t *testing.T) {
 	h := host(m, agent.Config{Store: s}, echo("search"))
 	_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID(tenant), agent.Conversation("c"))
 	is.NoErr(err)
-	is.Equal(m.calls(), 1) // the stored max_iterations of 1 applied
+	is.Equal(len(m.Requests()), 1) // the stored max_iterations of 1 applied
 }
 
 func TestConversationApprovals(t *testing.T) {
@@ -167,7 +167,7 @@ func TestConversationApprovals(t *testing.T) {
 		ctx := context.Background()
 		var runs atomic.Int32
 		conv := []agent.RunOption{agent.SettingsID(tenant), agent.Conversation("c-approve")}
-		run := func(m *scripted, opts ...agent.RunOption) (*agent.Result, error) {
+		run := func(m *chattest.Script, opts ...agent.RunOption) (*agent.Result, error) {
 			return host(m, agent.Config{Store: s}, echo("search"), closer(&runs)).Run(ctx, append(opts, conv...)...)
 		}
 		res, err := run(script(call(tc("1", "search", `{"q":"x"}`), tc("2", "close_ticket", `{"number":4711}`))), agent.Text("close 4711"))
@@ -189,8 +189,8 @@ func TestConversationApprovals(t *testing.T) {
 		_, err = run(m, agent.ApproveAlways(id, chat.ForTool))
 		is.NoErr(err)
 		is.Equal(runs.Load(), int32(1))
-		checkHistory(t, m.msgs[0])
-		is.Equal(compact(m.lastResults()["2"].Result), `{"number":4711}`) // Postgres keeps JSONB: spacing may change
+		checkHistory(t, m.Requests()[0].Messages)
+		is.Equal(compact(lastResults(m)["2"].Result), `{"number":4711}`) // Postgres keeps JSONB: spacing may change
 
 		// Answering it again is an answer to a closed request.
 		_, err = run(script(say("never")), agent.Approve(id))
@@ -203,7 +203,7 @@ func TestConversationApprovals(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(len(res.Pending), 0)
 		is.Equal(runs.Load(), int32(2))
-		checkHistory(t, m.msgs[1])
+		checkHistory(t, m.Requests()[1].Messages)
 
 		// The mode carries over too.
 		_, err = run(script(say("planning")), agent.Text("plan"), agent.Mode(agent.ModePlan))
@@ -212,8 +212,8 @@ func TestConversationApprovals(t *testing.T) {
 		res, err = run(m, agent.Text("go on"))
 		is.NoErr(err)
 		is.Equal(res.Mode, agent.ModePlan)
-		is.True(strings.Contains(m.instr[0], "plan mode"))
-		checkHistory(t, m.msgs[0])
+		is.True(strings.Contains(m.Requests()[0].Options.Instructions, "plan mode"))
+		checkHistory(t, m.Requests()[0].Messages)
 	})
 }
 
@@ -290,7 +290,7 @@ func TestConversationCorruptEntries(t *testing.T) {
 				is.Equal(ce.ConversationID, id)
 				is.Equal(ce.Seq, int64(2))
 				is.True(strings.Contains(err.Error(), id))
-				is.Equal(m.calls(), 0)
+				is.Equal(len(m.Requests()), 0)
 				// The conversation is free again: the failed run released it.
 				c, err = s.Claim(ctx, tenant, id, "test", time.Minute)
 				is.NoErr(err)
@@ -329,7 +329,7 @@ func TestConversationSummary(t *testing.T) {
 		res, err := h.Run(ctx, append(conv, agent.Text("third"))...)
 		is.NoErr(err)
 		is.Equal(res.Mode, agent.ModeAuto) // the mode came from the summary or the run end after it
-		seen := m.msgs[3]
+		seen := m.Requests()[3].Messages
 		checkHistory(t, seen)
 		// The summary, the two messages it kept (the call and its result), the answer, the input.
 		is.Equal(len(seen), 5)
@@ -360,7 +360,7 @@ func TestConversationStreamApprovals(t *testing.T) {
 		ctx := context.Background()
 		var runs atomic.Int32
 		conv := []agent.RunOption{agent.SettingsID(tenant), agent.Conversation("c-stream")}
-		stream := func(m *scripted, opts ...agent.RunOption) agent.Result {
+		stream := func(m *chattest.Script, opts ...agent.RunOption) agent.Result {
 			var res agent.Result
 			h := host(m, agent.Config{Store: s}, echo("search"), closer(&runs))
 			for _, err := range h.RunStream(ctx, append(append(opts, conv...), agent.ResultInto(&res))...) {
@@ -378,7 +378,7 @@ func TestConversationStreamApprovals(t *testing.T) {
 		res = stream(m, agent.Approve(res.Pending[0].ID))
 		is.Equal(res.Text(), "closed")
 		is.Equal(runs.Load(), int32(1))
-		checkHistory(t, m.msgs[0])
-		is.Equal(len(results(m.msgs[0])), 2) // the search's result from the first run, and the closing's
+		checkHistory(t, m.Requests()[0].Messages)
+		is.Equal(len(results(m.Requests()[0].Messages)), 2) // the search's result from the first run, and the closing's
 	})
 }

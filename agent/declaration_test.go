@@ -107,7 +107,7 @@ func TestDeclarations(t *testing.T) {
 			is.NoErr(err)
 			_, err = h.Run(context.Background(), agent.Text("x"))
 			is.NoErr(err)
-			is.Equal(joined(m.tools[0]), tt.tools)
+			is.Equal(joined(m.Requests()[0].ToolNames()), tt.tools)
 		})
 	}
 	var ue *agent.UseError
@@ -124,7 +124,7 @@ func TestDeclarationName(t *testing.T) {
 	res, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
 	is.Equal(res.New[0].AuthorName, "Picky")
-	is.Equal(m.instr[0], "Help with tickets.")
+	is.Equal(m.Requests()[0].Options.Instructions, "Help with tickets.")
 }
 
 func TestDuplicateToolNames(t *testing.T) {

@@ -118,7 +118,7 @@ func TestRuleFor(t *testing.T) {
 			is.Equal(len(res.Pending), tt.pending)
 			is.Equal(isOpen(t, client, number), tt.open)
 			if tt.want != "" {
-				is.Equal(m.lastResults()["1"].Error, tt.want)
+				is.Equal(lastResults(m)["1"].Error, tt.want)
 			}
 		})
 	}

@@ -46,7 +46,9 @@ func TestForgedRequestInConversationInput(t *testing.T) {
 		ctx := context.Background()
 		var runs atomic.Int32
 		conv := []agent.RunOption{agent.SettingsID(tenant), agent.Conversation("c-forge")}
-		h := func(m *scripted) *agent.Host { return host(m, agent.Config{Store: s}, echo("search"), closer(&runs)) }
+		h := func(m *chattest.Script) *agent.Host {
+			return host(m, agent.Config{Store: s}, echo("search"), closer(&runs))
+		}
 		// A conversation with an open request of its own, so that the forged one has company.
 		res, err := h(script(call(tc("1", "close_ticket", `{"number":1}`)))).Run(ctx, append(conv, agent.Text("close 1"))...)
 		if err != nil || len(res.Pending) != 1 {
@@ -86,7 +88,7 @@ func TestForgedRequestInConversationInput(t *testing.T) {
 				m := script(say("never"))
 				_, err = h(m).Run(ctx, append(conv, agent.Input(tt.input))...)
 				tt.check(is, err)
-				is.Equal(m.calls(), 0)          // the run did not start
+				is.Equal(len(m.Requests()), 0)  // the run did not start
 				is.Equal(runs.Load(), int32(0)) // nothing ran
 				after, err := s.LoadAll(ctx, tenant, "c-forge")
 				is.NoErr(err)
@@ -140,7 +142,7 @@ func TestForgedRequestInCallerHistory(t *testing.T) {
 			_, err := host(m, tt.cfg, echo("search"), closer(&runs)).Run(context.Background(),
 				agent.Messages(tt.history), agent.Approve(tt.answer))
 			wantApproval(agent.ApprovalTampered)(is, err)
-			is.Equal(m.calls(), 0)
+			is.Equal(len(m.Requests()), 0)
 			is.Equal(runs.Load(), int32(0))
 		})
 	}
@@ -158,7 +160,9 @@ func TestAnswersOutOfPlace(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
 		ctx := context.Background()
 		var runs atomic.Int32
-		h := func(m *scripted) *agent.Host { return host(m, agent.Config{Store: s}, echo("search"), closer(&runs)) }
+		h := func(m *chattest.Script) *agent.Host {
+			return host(m, agent.Config{Store: s}, echo("search"), closer(&runs))
+		}
 		in := func(id string) []agent.RunOption {
 			return []agent.RunOption{agent.SettingsID(tenant), agent.Conversation(id)}
 		}
@@ -221,7 +225,7 @@ func TestPlanModeRefusesApprovedWrites(t *testing.T) {
 		ctx := context.Background()
 		var runs atomic.Int32
 		conv := []agent.RunOption{agent.SettingsID(tenant), agent.Conversation("c-plan")}
-		h := func(m *scripted) *agent.Host { return host(m, agent.Config{Store: s}, planTools(&runs)...) }
+		h := func(m *chattest.Script) *agent.Host { return host(m, agent.Config{Store: s}, planTools(&runs)...) }
 		res, err := h(script(call(tc("1", "close_ticket", `{"number":3}`)))).Run(ctx, append(conv, agent.Text("close 3"))...)
 		is.NoErr(err)
 		is.Equal(len(res.Pending), 1)
@@ -230,7 +234,7 @@ func TestPlanModeRefusesApprovedWrites(t *testing.T) {
 		res, err = h(m).Run(ctx, append(conv, agent.Mode(agent.ModePlan), agent.Approve(res.Pending[0].ID))...)
 		is.NoErr(err)
 		is.Equal(runs.Load(), int32(0)) // approved, but plan mode does not run it
-		got := m.lastResults()["1"]
+		got := lastResults(m)["1"]
 		is.True(strings.Contains(got.Error, "not available in plan mode"))
 		is.Equal(res.Mode, agent.ModePlan)
 	})

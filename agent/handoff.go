@@ -278,7 +278,7 @@ func (r *routing) handOffCalls(ask *runAsk, calls []chat.ToolCall, offered []*to
 	for i, c := range calls {
 		switch {
 		case i == first:
-			results[i] = chat.ToolResult{CallID: c.ID, Result: handoffResult(ask.name, to.decl.Name, reason)}
+			results[i] = chat.ToolResult{CallID: c.ID, Result: handoffResult(ask.name(), to.decl.Name, reason)}
 		case strings.HasPrefix(c.Name, HandoffToolPrefix):
 			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s", to.decl.Name)}
 		default:
@@ -352,15 +352,14 @@ func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversa
 }
 
 // switchTo makes st the conversation's run from now on: its steps are stored under st's agent, and steering for
-// the conversation reaches it through its host.
-func (c *conversationRun) switchTo(ctx context.Context, st *runState) context.Context {
+// the conversation reaches it through its host. (st's stages were given the conversation when they were built.)
+func (c *conversationRun) switchTo(st *runState) {
 	r := &c.routing
 	if r.first == nil {
 		r.first = c.st
 	}
 	c.runAs(st)
 	r.routed = true
-	return context.WithValue(ctx, convKey{st.ask.h}, c)
 }
 
 // route sends the conversation's run to the agent that answered last, when that is not the host's own: found
@@ -382,7 +381,7 @@ func (h *Host) route(ctx context.Context, p prepared, conv *conversationRun) (pr
 	if err != nil {
 		return p, err
 	}
-	_ = conv.switchTo(ctx, st)
+	conv.switchTo(st)
 	// The routed run is the run, and its state the Result's: it is no handoff within the run.
 	r.first = nil
 	return prepared{st: st, client: &conversationClient{next: stages, conv: conv}, opts: &st.ask.opts, conv: conv}, nil
@@ -422,13 +421,13 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 			break
 		}
 		from := c.st
-		from.costs.end(ctx) // its last call settled: the next agent's meter holds the run from here
 		st, stages, perr := h.to.continueWith(ctx, from, c)
 		if perr != nil {
 			err = perr
 			break
 		}
-		ctx = c.switchTo(ctx, st)
+		st.costs.takeOver(ctx, from.costs) // the run keeps its place in its tenant's budget
+		c.switchTo(st)
 		var more *chat.Response
 		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)
 		r.first.usage.add(st.usage.total())

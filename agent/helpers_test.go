@@ -4,83 +4,36 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"strings"
-	"sync"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/toolset"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
-// step is one scripted model response.
+// step is one scripted model response, as a function of the request.
 type step func(msgs []chat.Message, opts *chat.Options) (*chat.Response, error)
 
-// scripted is a chat.Client that answers with its steps in order and records what it was asked.
-type scripted struct {
-	mu    sync.Mutex
-	steps []step
-	// what each call saw
-	msgs  [][]chat.Message
-	tools [][]string
-	instr []string
-	opts  []*chat.Options
+// script is a chattest.Script that answers with the steps in order and records what it was asked. It streams
+// each text in two deltas, its halves.
+func script(steps ...step) *chattest.Script {
+	s := chattest.NewScript().SplitText(halves)
+	for _, st := range steps {
+		s.ReplyFunc(func(_ context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+			return st(msgs, opts)
+		})
+	}
+	return s
 }
 
-func script(steps ...step) *scripted { return &scripted{steps: steps} }
-
-func (s *scripted) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// halves splits a text of more than one byte into its two halves.
+func halves(text string) []string {
+	if len(text) < 2 {
+		return []string{text}
 	}
-	s.mu.Lock()
-	i := len(s.msgs)
-	s.msgs = append(s.msgs, append([]chat.Message(nil), msgs...))
-	var names []string
-	for _, t := range opts.Tools {
-		names = append(names, t.Name)
-	}
-	s.tools = append(s.tools, names)
-	s.instr = append(s.instr, opts.Instructions)
-	s.opts = append(s.opts, opts)
-	s.mu.Unlock()
-	if i >= len(s.steps) {
-		return nil, fmt.Errorf("script has %d steps; call %d", len(s.steps), i+1)
-	}
-	return s.steps[i](msgs, opts)
-}
-
-// Stream yields the scripted response as a provider would: text in two deltas, each call whole, then usage.
-func (s *scripted) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
-	return func(yield func(chat.Update, error) bool) {
-		resp, err := s.Respond(ctx, msgs, opts)
-		if err != nil {
-			yield(chat.Update{}, err)
-			return
-		}
-		for _, m := range resp.Messages {
-			for _, p := range m.Parts {
-				if t, ok := p.(chat.Text); ok && len(t.Text) > 1 {
-					h := len(t.Text) / 2
-					if !yield(chat.Update{Role: m.Role, Parts: []chat.Part{chat.Text{Text: t.Text[:h]}}}, nil) {
-						return
-					}
-					p = chat.Text{Text: t.Text[h:]}
-				}
-				if !yield(chat.Update{Role: m.Role, Parts: []chat.Part{p}}, nil) {
-					return
-				}
-			}
-		}
-		yield(chat.Update{Parts: []chat.Part{chat.UsagePart{Usage: resp.Usage}}, FinishReason: resp.FinishReason}, nil)
-	}
-}
-
-func (s *scripted) calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.msgs)
+	return []string{text[:len(text)/2], text[len(text)/2:]}
 }
 
 var oneUsage = chat.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}
@@ -200,10 +153,9 @@ func results(msgs []chat.Message) map[string]chat.ToolResult {
 }
 
 // lastResults returns the tool results the model saw in its last call.
-func (s *scripted) lastResults() map[string]chat.ToolResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return results(s.msgs[len(s.msgs)-1])
+func lastResults(m *chattest.Script) map[string]chat.ToolResult {
+	reqs := m.Requests()
+	return results(reqs[len(reqs)-1].Messages)
 }
 
 func joined(ss []string) string { return strings.Join(ss, ",") }

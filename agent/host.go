@@ -298,7 +298,7 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 	if p.conv != nil {
 		last = p.conv.st // the run may have been handed off: the last agent's state is the run's
 	}
-	res := &Result{Mode: last.session.mode(), Pending: last.session.pending, Usage: p.st.usage.total(), Agent: last.ask.name}
+	res := &Result{Mode: last.session.mode(), Pending: last.session.pending, Usage: p.st.usage.total(), Agent: last.ask.name()}
 	res.Cost, _ = p.st.costs.runCost()
 	res.Messages = in.msgs
 	if resp != nil {
@@ -561,7 +561,6 @@ func (h *Host) picked(name string) bool {
 //typeshift:owned
 type runAsk struct {
 	h        *Host
-	name     string // the agent's name, for author names
 	input    runInput
 	resolved resolved
 	opts     chat.Options
@@ -570,16 +569,19 @@ type runAsk struct {
 	hidden []string
 }
 
+// name is the name of the run's agent: the host's, for author names.
+func (a *runAsk) name() string { return a.h.decl.Name }
+
 // begin starts the ask of a run of h's agent and returns where its options go.
 func (a *runAsk) begin(h *Host) *runInput {
-	a.h, a.name = h, h.decl.Name
+	a.h = h
 	return &a.input
 }
 
 // continued starts the ask of a run handed to h's agent: the conversation and tenant of the run it continues, in
 // its mode.
 func (a *runAsk) continued(h *Host, from *runAsk, mode string) {
-	a.h, a.name = h, h.decl.Name
+	a.h = h
 	a.input = runInput{settingsID: from.input.settingsID, conversationID: from.input.conversationID, mode: mode, modeSet: true}
 }
 

@@ -82,9 +82,10 @@ func (h *Host) baseInvoke(ctx context.Context, tool *toolset.Tool, call *toolset
 // call as started, Host.baseInvoke), then the result the model reads.
 type toolRunner struct {
 	h       *Host
-	session *session    // read: the run the tools see, the standing approvals a sub-agent inherits
-	usage   *usageMeter // a sub-agent's usage is added to it
-	costs   *meterState // a sub-agent's cost is added to it, under Config.Meter
+	session *session         // read: the run the tools see, the standing approvals a sub-agent inherits
+	usage   *usageMeter      // a sub-agent's usage is added to it
+	costs   *meterState      // a sub-agent's cost is added to it, under Config.Meter
+	conv    *conversationRun // where an approved call is marked as started; nil without a conversation
 }
 
 // invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
@@ -95,6 +96,9 @@ func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.T
 	}
 	if tool.State != nil && tool.State.Delegate != nil {
 		ctx = withCaller(ctx, r.inheritance()) // a sub-agent tool runs its delegate as this run (see AsTool)
+	}
+	if tool.RequiresApproval && r.h.cfg.Store != nil {
+		ctx = context.WithValue(ctx, startsKey{r.h}, r.conv) // for the mark below Config.ToolMiddleware (useStore)
 	}
 	var span *telemetry.ToolSpan
 	if tel := r.h.cfg.Telemetry; tel != nil {

@@ -61,9 +61,9 @@ func (c *conversationRun) append(ctx context.Context, op string, entries ...stor
 // what no store holds (storableEntries).
 func (c *conversationRun) stamp(entries []storage.Entry) {
 	for i := range entries {
-		entries[i].RunID, entries[i].Agent = c.st.session.run.RunID, c.st.ask.name
+		entries[i].RunID, entries[i].Agent = c.st.session.run.RunID, c.st.ask.name()
 		if entries[i].Author == "" {
-			entries[i].Author = c.st.ask.name
+			entries[i].Author = c.st.ask.name()
 		}
 	}
 	storableEntries(entries)
@@ -167,7 +167,7 @@ scan:
 			case calls == 0:
 				break scan
 			case known == 0:
-				m = withAuthor(m, c.st.ask.name)
+				m = withAuthor(m, c.st.ask.name())
 				out = append(out, m)
 			}
 		default:

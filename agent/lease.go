@@ -135,7 +135,7 @@ func (c *conversationRun) currentClaim() storage.Claim { return c.lease.current(
 func (c *conversationRun) took(claim storage.Claim) {
 	c.lease.claim, c.lease.claimHead = claim, claim.EventHead
 	if claim.Watched {
-		c.watches.watchedElsewhere.Store(true)
+		c.watches.elsewhere.watched.Store(true)
 	}
 }
 

@@ -115,7 +115,7 @@ func TestLeaseLostStopsRun(t *testing.T) {
 		is.True(errors.As(err, &ce))
 		is.Equal(ce.Op, "renewing the lease")
 		is.True(errors.Is(toolCause, storage.ErrClaimLost)) // the tool's context ended with the loss as its cause
-		is.Equal(m.calls(), 1)                              // no model call after the loss
+		is.Equal(len(m.Requests()), 1)                      // no model call after the loss
 		is.Equal(s.appends.Load(), storedBefore)            // nothing stored after the loss, not even tried
 		_, err = base.LoadAll(context.Background(), tenant, "lost")
 		is.True(errors.Is(err, storage.ErrNotFound))
@@ -162,7 +162,7 @@ func TestClaimFirstSettings(t *testing.T) {
 		h := host(m, agent.Config{Store: s}, echo("search"))
 		_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID(tenant), agent.Conversation("first"))
 		is.NoErr(err)
-		is.Equal(m.calls(), 1) // the stored max_iterations of 1 applied
+		is.Equal(len(m.Requests()), 1) // the stored max_iterations of 1 applied
 
 		_, err = s.PutSettings(ctx, storage.Document{SettingsID: tenant, Kind: "tester", SchemaVersion: 1,
 			Data: json.RawMessage(`{"max_iterations":"many"}`)}, doc.Revision)

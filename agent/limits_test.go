@@ -63,7 +63,7 @@ func TestRetriesPerTool(t *testing.T) {
 			is.Equal(re.Tool, "r")
 			is.Equal(re.Message, "pass ok=true")
 			is.True(strings.Contains(err.Error(), `"r"`))
-			is.True(m.calls() < len(tt.steps)) // the run ended before the last step
+			is.True(len(m.Requests()) < len(tt.steps)) // the run ended before the last step
 		})
 	}
 }
@@ -74,7 +74,7 @@ func TestRetryMessageReachesModel(t *testing.T) {
 	h := host(m, agent.Config{HideToolErrors: true}, retrying("r"))
 	_, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.Equal(m.lastResults()["1"].Error, "pass ok=true") // shown even with HideToolErrors
+	is.Equal(lastResults(m)["1"].Error, "pass ok=true") // shown even with HideToolErrors
 }
 
 func TestConsecutiveFailingRounds(t *testing.T) {
@@ -98,7 +98,7 @@ func TestConsecutiveFailingRounds(t *testing.T) {
 			m := script(tt.steps...)
 			h := host(m, agent.Config{}, failing("f", "backend down"), echo("o"))
 			res, err := h.Run(context.Background(), agent.Text("x"), settings(fmt.Sprintf(`{"max_consecutive_errors":%d}`, tt.limit)))
-			is.Equal(m.calls(), tt.wantCalls)
+			is.Equal(len(m.Requests()), tt.wantCalls)
 			if !tt.wantErr {
 				is.NoErr(err)
 				is.Equal(res.Text(), "done")
@@ -123,30 +123,30 @@ func TestLastIterationOffersNoTools(t *testing.T) {
 	h := host(m, agent.Config{}, counted)
 	res, err := h.Run(context.Background(), agent.Text("x"), settings(`{"max_iterations":3}`))
 	is.NoErr(err)
-	is.Equal(m.calls(), 3)
-	is.Equal(joined(m.tools[0]), "t")
-	is.Equal(joined(m.tools[1]), "t")
-	is.Equal(len(m.tools[2]), 0) // the last call offers no tools
-	is.Equal(len(m.opts[1].Tools), 1)
-	is.True(m.opts[1] != m.opts[2])
+	is.Equal(len(m.Requests()), 3)
+	is.Equal(joined(m.Requests()[0].ToolNames()), "t")
+	is.Equal(joined(m.Requests()[1].ToolNames()), "t")
+	is.Equal(len(m.Requests()[2].ToolNames()), 0) // the last call offers no tools
+	is.Equal(len(m.Requests()[1].Options.Tools), 1)
+	is.True(m.Requests()[1].Sent != m.Requests()[2].Sent)
 	is.Equal(ran.Load(), int32(2)) // the call made anyway on the last iteration is not run
 	last := results(res.New)["3"]
 	is.True(strings.Contains(last.Error, "not run"))
 
 	// The options of the first calls were not changed by the last one.
-	is.Equal(len(m.opts[0].Tools), 1)
+	is.Equal(len(m.Requests()[0].Sent.Tools), 1)
 
 	// A fresh run has its whole budget again.
 	m2 := script(call(tc("1", "t", `{}`)), say("ok"))
 	h2 := host(m2, agent.Config{}, counted)
 	_, err = h2.Run(context.Background(), agent.Text("x"), settings(`{"max_iterations":3}`))
 	is.NoErr(err)
-	is.Equal(joined(m2.tools[1]), "t")
+	is.Equal(joined(m2.Requests()[1].ToolNames()), "t")
 
 	// max_iterations 1 offers no tools at all.
 	m3 := script(say("only text"))
 	h3 := host(m3, agent.Config{}, counted)
 	_, err = h3.Run(context.Background(), agent.Text("x"), settings(`{"max_iterations":1}`))
 	is.NoErr(err)
-	is.Equal(len(m3.tools[0]), 0)
+	is.Equal(len(m3.Requests()[0].ToolNames()), 0)
 }

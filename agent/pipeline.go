@@ -47,12 +47,14 @@ type stages struct {
 //	context providers     session.run (read)                instructions, messages and tools on a copy of the options
 //	approval and modes    session, rounds (read), shown,    binds answers, decides requests, restricts tools in
 //	                      tools                             plan mode, runs the calls it decides
-//	author names          ask.name                          the agent's name on every message
+//	author names          ask (read)                        the agent's name on every message
 //	the tool loop         rounds, usage, shown (read),      model calls and tool calls, bounded by the run's rounds;
 //	                      session (read), tools, routing    a handoff call is recorded in the conversation's routing
-//	checkpoints           conv                              each step stored before the next model call (checkpoint.go)
+//	checkpoints           conv                              each step stored before the next model call, and each
+//	                                                        summary of the run's compaction (checkpoint.go)
 //	unique call ids       —                                 repeated call ids made unique, against the run's whole history
-//	Config.Inner          —                                 compaction belongs here, below the unique call ids
+//	Config.Inner          the checkpoint (a Compaction's)   compaction belongs here, below the unique call ids; it is
+//	                                                        given the checkpoint for its summaries (Host.inner)
 //	cache hints           —                                 the stable prefix marked for prompt caching (cachehints.go)
 //	the meter             costs                             Config.Meter: asked before each model call, told its usage
 //	                                                        after (budget.go)
@@ -62,7 +64,8 @@ type stages struct {
 //
 // The tool-invocation chain (tools above), which the approval stage and the tool loop share (invoke.go), is:
 // telemetry's execute_tool span, Config.ToolMiddleware outermost first, the store's mark of an approved call as
-// started (useStore), then the tool under Config.ToolTimeout (Host.baseInvoke).
+// started (useStore), then the tool under Config.ToolTimeout (Host.baseInvoke). The chain is given conv, the
+// conversation the mark is stored in; a sub-agent tool's delegate gets only what a run inherits (subagent.go).
 //
 // conv is nil for a run without a conversation, which has neither the conversation, the checkpoints nor a routing.
 func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
@@ -79,14 +82,19 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 	st.rounds = newRounds(&st.ask.resolved.limits)
 	st.costs = h.newMeterState(st, conv)
 	s := &st.stages
-	s.ids = uniqueCallIDs{next: chat.Chain(cacheHints{metered(st.costs, provider)}, h.cfg.Inner...)}
+	var cp *checkpoint
+	if conv != nil {
+		cp = &checkpoint{conv: conv}
+	}
+	s.ids = uniqueCallIDs{next: h.inner(cacheHints{metered(st.costs, provider)}, cp)}
 	var inner chat.Client = &s.ids
 	var routing *routing
-	if conv != nil {
-		inner = &checkpoint{next: inner, conv: conv}
+	if cp != nil {
+		cp.next = inner
+		inner = cp
 		routing = &conv.routing
 	}
-	s.tools = toolRunner{h: h, session: &st.session, usage: &st.usage, costs: st.costs}
+	s.tools = toolRunner{h: h, session: &st.session, usage: &st.usage, costs: st.costs, conv: conv}
 	s.loop = toolLoop{next: inner, ask: &st.ask, rounds: &st.rounds, usage: &st.usage, session: &st.session,
 		shown: &st.shown, tools: &s.tools, routing: routing}
 	s.authors = authorNames{next: &s.loop, ask: &st.ask}
@@ -97,4 +105,22 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 		c = &contextClient{next: c, run: &st.session.run, providers: h.cfg.ContextProviders}
 	}
 	return meterEnd(st.costs, conv, runMiddleware(c, h.cfg.Middleware))
+}
+
+// inner is Config.Inner over c, the first middleware outermost, as chat.Chain makes it. In a run with a
+// checkpoint, a [Compaction] among them is given it for its summaries; any other middleware may store summaries
+// by StoreSummary, so the checkpoint is told to expose itself.
+func (h *Host) inner(c chat.Client, cp *checkpoint) chat.Client {
+	for i := len(h.cfg.Inner) - 1; i >= 0; i-- {
+		c = h.cfg.Inner[i](c)
+		if cp == nil {
+			continue
+		}
+		if comp, ok := c.(*compactor); ok {
+			comp.recordIn(cp)
+		} else {
+			cp.expose()
+		}
+	}
+	return c
 }

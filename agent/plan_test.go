@@ -28,9 +28,9 @@ func TestPlanMode(t *testing.T) {
 	res, err := h.Run(context.Background(), agent.Text("fix it"), agent.Mode(agent.ModePlan))
 	is.NoErr(err)
 	// Only read-only tools and exit_plan_mode are offered; the planning instruction is appended.
-	is.Equal(joined(m.tools[0]), "search,exit_plan_mode")
-	is.True(strings.HasPrefix(m.instr[0], "Be brief.\n\n"))
-	is.True(strings.Contains(m.instr[0], agent.PlanInstructions))
+	is.Equal(joined(m.Requests()[0].ToolNames()), "search,exit_plan_mode")
+	is.True(strings.HasPrefix(m.Requests()[0].Options.Instructions, "Be brief.\n\n"))
+	is.True(strings.Contains(m.Requests()[0].Options.Instructions, agent.PlanInstructions))
 	got := results(res.New)
 	is.Equal(string(got["1"].Result), `{}`)
 	is.True(strings.Contains(got["2"].Error, `tool "update" is not available in plan mode`)) // hidden, not run
@@ -45,8 +45,8 @@ func TestPlanMode(t *testing.T) {
 	res2, err := h2.Run(context.Background(), agent.Messages(res.Messages), agent.Mode(res.Mode), agent.Approve(res.Pending[0].ID))
 	is.NoErr(err)
 	is.Equal(res2.Mode, agent.ModeDefault)
-	is.Equal(joined(m2.tools[0]), "search,update,close_ticket")
-	is.Equal(m2.instr[0], "Be brief.")
+	is.Equal(joined(m2.Requests()[0].ToolNames()), "search,update,close_ticket")
+	is.Equal(m2.Requests()[0].Options.Instructions, "Be brief.")
 	r := results(res2.New)
 	is.True(strings.Contains(string(r["3"].Result), "approved"))
 	is.Equal(string(r["4"].Result), `{"done":true}`)
@@ -72,8 +72,8 @@ func TestPlanRejected(t *testing.T) {
 				agent.Messages(res.Messages), agent.Mode(res.Mode), agent.Reject(res.Pending[0].ID, tt.reason))
 			is.NoErr(err)
 			is.Equal(res2.Mode, agent.ModePlan)
-			is.Equal(joined(m2.tools[0]), "search,exit_plan_mode")
-			is.True(strings.Contains(m2.lastResults()["1"].Error, tt.want)) // the reason reads as a sentence
+			is.Equal(joined(m2.Requests()[0].ToolNames()), "search,exit_plan_mode")
+			is.True(strings.Contains(lastResults(m2)["1"].Error, tt.want)) // the reason reads as a sentence
 		})
 	}
 }
@@ -89,8 +89,8 @@ func TestPlanApprovedByRuleSwitchesWithinTheRun(t *testing.T) {
 	h := host(m, agent.Config{Rules: []agent.Rule{agent.AllowTool(agent.ExitPlanModeID)}}, planTools(&runs)...)
 	res, err := h.Run(context.Background(), agent.Text("x"), agent.Mode(agent.ModePlan))
 	is.NoErr(err)
-	is.Equal(joined(m.tools[0]), "search,exit_plan_mode")
-	is.Equal(joined(m.tools[1]), "search,update,close_ticket")
+	is.Equal(joined(m.Requests()[0].ToolNames()), "search,exit_plan_mode")
+	is.Equal(joined(m.Requests()[1].ToolNames()), "search,update,close_ticket")
 	is.Equal(res.Mode, agent.ModeDefault)
 	// close_ticket still needs its own approval.
 	is.Equal(len(res.Pending), 1)
@@ -105,6 +105,6 @@ func TestExitPlanModeOutsidePlanMode(t *testing.T) {
 	res, err := host(m, agent.Config{}, planTools(&runs)...).Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
 	is.Equal(len(res.Pending), 0)
-	is.True(strings.HasPrefix(m.lastResults()["1"].Error, `unknown tool "exit_plan_mode"`))
+	is.True(strings.HasPrefix(lastResults(m)["1"].Error, `unknown tool "exit_plan_mode"`))
 	_ = chat.RoleTool
 }

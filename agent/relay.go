@@ -44,10 +44,10 @@ type runFeed struct {
 func newRunFeed(c *conversationRun, head int64) *runFeed {
 	f := &runFeed{feed: feeds.acquire(liveKey{c.store, c.settingsID, c.id}), runID: c.st.session.run.RunID, base: head, next: head,
 		store: c.store, settingsID: c.settingsID, conversationID: c.id, tel: c.h.cfg.Telemetry, log: c.h.cfg.Logger}
-	if c.watches.watchedElsewhere.Load() {
+	if c.watches.elsewhere.watched.Load() {
 		f.startRelay()
 	}
-	c.watches.feedOf.Store(f)
+	c.watches.elsewhere.feed.Store(f)
 	return f
 }
 

@@ -22,7 +22,7 @@ func TestRunText(t *testing.T) {
 	is.Equal(len(res.Messages), 2)
 	is.Equal(res.Messages[0].Text(), "Hi")
 	is.Equal(res.New[0].AuthorName, "tester") // author names on the agent's messages
-	is.Equal(m.instr[0], "Be brief.")
+	is.Equal(m.Requests()[0].Options.Instructions, "Be brief.")
 	is.Equal(res.Usage, oneUsage)
 	is.Equal(res.FinishReason, chat.FinishStop)
 
@@ -31,7 +31,7 @@ func TestRunText(t *testing.T) {
 	h2 := host(m2, agent.Config{})
 	res2, err := h2.Run(context.Background(), agent.Messages(res.Messages), agent.Text("More"))
 	is.NoErr(err)
-	is.Equal(len(m2.msgs[0]), 3)
+	is.Equal(len(m2.Requests()[0].Messages), 3)
 	is.Equal(len(res2.Messages), 4)
 	is.Equal(len(res2.New), 1)
 }
@@ -46,7 +46,7 @@ func TestToolLoopRunsCalls(t *testing.T) {
 	res, err := h.Run(context.Background(), agent.Text("go"))
 	is.NoErr(err)
 	is.Equal(res.Text(), "3 and 4")
-	got := m.lastResults()
+	got := lastResults(m)
 	is.Equal(string(got["c1"].Result), "2")
 	is.Equal(string(got["c2"].Result), "4")
 	is.Equal(res.Usage.TotalTokens, 2*oneUsage.TotalTokens)

@@ -168,7 +168,7 @@ func TestDeepArgumentsGetTheDepthMessage(t *testing.T) {
 			is.NoErr(err)
 			is.Equal(res.Text(), "done")
 			is.Equal(len(res.Pending), 0) // nothing to approve: the call was answered
-			msg := m.lastResults()["deep"].Error
+			msg := lastResults(m)["deep"].Error
 			is.True(strings.Contains(msg, "nested too deeply (more than 64 levels)")) // the depth limit's message
 			is.True(!strings.Contains(msg, "send a JSON object;"))
 		})
@@ -197,9 +197,9 @@ func TestDepthAroundTheLimit(t *testing.T) {
 			res, err := h.Run(context.Background(), agent.Text("go"), agent.SettingsID(tenant), agent.Conversation(id))
 			is.NoErr(err) // depth
 			is.Equal(res.Text(), "done")
-			deep := strings.Contains(m.lastResults()["deep"].Error, "nested too deeply")
+			deep := strings.Contains(lastResults(m)["deep"].Error, "nested too deeply")
 			if deep != (depth > tooljson.MaxDepth) {
-				t.Fatalf("depth %d: the call's result is %+v", depth, m.lastResults()["deep"])
+				t.Fatalf("depth %d: the call's result is %+v", depth, lastResults(m)["deep"])
 			}
 
 			st, err := h.LoadConversation(context.Background(), tenant, id)

@@ -106,10 +106,10 @@ func TestSettingsLayers(t *testing.T) {
 				return
 			}
 			is.NoErr(err)
-			is.Equal(m.opts[0].Model, tt.model)
-			is.Equal(*m.opts[0].Temperature, tt.temp)
-			is.Equal(*m.opts[0].TopP, 0.9)
-			is.Equal(string(m.lastResults()["1"].Result), tt.limit)
+			is.Equal(m.Requests()[0].Options.Model, tt.model)
+			is.Equal(*m.Requests()[0].Options.Temperature, tt.temp)
+			is.Equal(*m.Requests()[0].Options.TopP, 0.9)
+			is.Equal(string(lastResults(m)["1"].Result), tt.limit)
 		})
 	}
 	is.New(t).Equal(kinds[0], "conf") // the kind is the agent's name without a declaration
@@ -126,7 +126,7 @@ func TestSettingsBudget(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(context.Background(), agent.Text("x"), settings(`{"max_iterations":4}`))
 	is.NoErr(err)
-	is.Equal(m.calls(), 4)
+	is.Equal(len(m.Requests()), 4)
 }
 
 func TestStoredSettings(t *testing.T) {
@@ -142,6 +142,6 @@ func TestStoredSettings(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(ctx, agent.Text("x"), agent.SettingsID("t2")) // none stored: the code's defaults
 	is.NoErr(err)
-	is.Equal(m.opts[0].Model, "m-stored")
-	is.Equal(m.opts[1].Model, "m1")
+	is.Equal(m.Requests()[0].Options.Model, "m-stored")
+	is.Equal(m.Requests()[1].Options.Model, "m1")
 }

@@ -61,12 +61,19 @@ type watches struct {
 	wake    chan struct{} // holds a value when steering input waits in the store
 	anchors []anchor      // steering input taken in, and where it goes in each later call
 
-	feedOf           atomic.Pointer[runFeed] // the run's feed, once it streams
-	watchedElsewhere atomic.Bool             // another process watches: the feed publishes through the relay
+	elsewhere *elsewhere // what the run knows of watchers in other processes
+}
+
+// elsewhere is what a run knows of watchers in other processes: whether one watches, and the run's feed, which
+// publishes through the store's relay once one does. It is apart from the run: a signal heard after the run's
+// end (watchWatchers) keeps only it alive, not the run's state.
+type elsewhere struct {
+	feed    atomic.Pointer[runFeed] // the run's feed, once it streams
+	watched atomic.Bool             // another process watches: the feed publishes through the relay
 }
 
 func newWatches() watches {
-	return watches{stopped: make(chan struct{}), wake: make(chan struct{}, 1)}
+	return watches{stopped: make(chan struct{}), wake: make(chan struct{}, 1), elsewhere: &elsewhere{}}
 }
 
 // stop stops the watches and waits for their goroutines; false means they were stopped already.
@@ -181,12 +188,13 @@ func (c *conversationRun) watchWatchers(ctx context.Context) error {
 		<-w.stopped
 		time.AfterFunc(lateWatchers, cancel)
 	}()
+	e := w.elsewhere
 	go func() {
-		// Not counted in w.done: stopping the run does not wait for lateWatchers. It touches only the feed,
-		// which relays a run that has ended on its own (runFeed.startRelay).
+		// Not counted in w.done: stopping the run does not wait for lateWatchers. It touches only e, and the
+		// feed relays a run that has ended on its own (runFeed.startRelay).
 		for range ch {
-			w.watchedElsewhere.Store(true)
-			if f := w.feedOf.Load(); f != nil {
+			e.watched.Store(true)
+			if f := e.feed.Load(); f != nil {
 				f.startRelay()
 			}
 		}
@@ -203,7 +211,7 @@ const lateWatchers = 5 * time.Second
 // run, and returns its messages. The store moves it in one step, so what is taken is stored.
 func (c *conversationRun) takeSteering(ctx context.Context) ([]chat.Message, error) {
 	claim := c.lease.current()
-	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.session.run.RunID, Agent: c.st.ask.name, Author: "user"})
+	taken, err := c.store.TakeSteering(ctx, claim, storage.Entry{RunID: c.st.session.run.RunID, Agent: c.st.ask.name(), Author: "user"})
 	if err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "taking in steering input", Err: err}
 	}

@@ -121,7 +121,7 @@ func TestSteerDuringLastCall(t *testing.T) {
 			is.Equal(steeringTexts(t, runStore, "last"), []string{"one more thing"}) // stored when the run released
 			_, err = h.Run(ctx, agent.Text("and?"), agent.SettingsID(tenant), agent.Conversation("last"))
 			is.NoErr(err)
-			seen := m.msgs[1]
+			seen := m.Requests()[1].Messages
 			is.Equal(len(seen), 4) // hi, first answer, the steering input, and?
 			is.Equal(seen[2].Text(), "one more thing")
 		})

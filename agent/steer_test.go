@@ -183,7 +183,7 @@ func TestSteerAfterLastCall(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(ctx, agent.Text("and?"), agent.SettingsID(tenant), agent.Conversation("late"))
 	is.NoErr(err)
-	seen := m.msgs[1]
+	seen := m.Requests()[1].Messages
 	is.Equal(len(seen), 4) // hi, first answer, the steering input, and?
 	is.Equal(seen[2].Text(), "one more thing")
 }

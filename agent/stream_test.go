@@ -134,7 +134,7 @@ func TestStopReadingStream(t *testing.T) {
 		break
 	}
 	is.Equal(n, 1)
-	is.Equal(m.calls(), 1) // the run stopped with the consumer
+	is.Equal(len(m.Requests()), 1) // the run stopped with the consumer
 }
 
 func TestRunMiddleware(t *testing.T) {
@@ -212,10 +212,10 @@ func TestContextProviders(t *testing.T) {
 	h := host(m, agent.Config{ContextProviders: []agent.ContextProvider{provider}}, echo("echo"))
 	res, err := h.Run(context.Background(), agent.Text("x"), agent.SettingsID("tenant-1"))
 	is.NoErr(err)
-	is.Equal(m.instr[0], "Be brief.\n\nToday is Monday.")
-	is.Equal(joined(m.tools[0]), "echo,clock")
-	is.Equal(m.msgs[0][0].Text(), "The customer is on the gold plan.") // the model reads it first
-	is.Equal(string(m.lastResults()["1"].Result), `{"t":1}`)           // the provider's tool runs
+	is.Equal(m.Requests()[0].Options.Instructions, "Be brief.\n\nToday is Monday.")
+	is.Equal(joined(m.Requests()[0].ToolNames()), "echo,clock")
+	is.Equal(m.Requests()[0].Messages[0].Text(), "The customer is on the gold plan.") // the model reads it first
+	is.Equal(string(lastResults(m)["1"].Result), `{"t":1}`)                           // the provider's tool runs
 	is.Equal(sawRun.SettingsID, "tenant-1")
 	for _, msg := range res.Messages {
 		is.True(msg.Text() != note.Text()) // never part of the conversation the caller keeps

@@ -42,7 +42,7 @@ func TestToolErrorsReachTheModel(t *testing.T) {
 			res, err := h.Run(context.Background(), agent.Text("x"))
 			is.NoErr(err) // the run goes on
 			is.Equal(res.Text(), "ok")
-			got := m.lastResults()["1"]
+			got := lastResults(m)["1"]
 			is.True(strings.Contains(got.Error, tt.want))
 			is.Equal(got.Result, json.RawMessage(nil))
 		})
@@ -56,8 +56,8 @@ func TestHiddenTool(t *testing.T) {
 	is.NoErr(err)
 	_, err = h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.Equal(joined(m.tools[0]), "search_tickets,get_ticket")
-	got := m.lastResults()["1"].Error
+	is.Equal(joined(m.Requests()[0].ToolNames()), "search_tickets,get_ticket")
+	got := lastResults(m)["1"].Error
 	is.True(strings.Contains(got, `tool "close_ticket" is not available`)) // hidden, not "unknown"
 	is.True(!strings.Contains(got, "unknown"))
 }
@@ -71,7 +71,7 @@ func TestPanickingTool(t *testing.T) {
 	res, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
 	is.Equal(res.Text(), "ok")
-	got := m.lastResults()
+	got := lastResults(m)
 	is.Equal(got["1"].Error, `tool "boom" failed unexpectedly`)
 	is.Equal(string(got["2"].Result), `{"a":1}`)
 	is.True(!strings.Contains(got["1"].Error, "nil map")) // the panic value stays with the developer
@@ -94,7 +94,7 @@ func TestPanicWithoutLogger(t *testing.T) {
 	res, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
 	is.Equal(res.Text(), "ok")
-	is.Equal(m.lastResults()["1"].Error, `tool "boom" failed unexpectedly`)
+	is.Equal(lastResults(m)["1"].Error, `tool "boom" failed unexpectedly`)
 	is.True(strings.Contains(logs.String(), "tool panicked"))
 	is.True(strings.Contains(logs.String(), "index out of range [3]"))
 	is.True(strings.Contains(logs.String(), "goroutine")) // the stack
@@ -115,7 +115,7 @@ func TestToolPastItsDeadline(t *testing.T) {
 	is.NoErr(err)
 	is.True(time.Since(start) < 2*time.Second)
 	is.Equal(res.Text(), "ok")
-	is.True(strings.Contains(m.lastResults()["1"].Error, `tool "stuck" did not finish within 20ms`))
+	is.True(strings.Contains(lastResults(m)["1"].Error, `tool "stuck" did not finish within 20ms`))
 }
 
 func TestHugeResultIsCut(t *testing.T) {
@@ -127,7 +127,7 @@ func TestHugeResultIsCut(t *testing.T) {
 	h := host(m, agent.Config{MaxResultBytes: 1001}, huge)
 	_, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	got := m.lastResults()["1"].Result
+	got := lastResults(m)["1"].Result
 	is.True(json.Valid(got)) // still JSON: a string holding the start and a note
 	var s string
 	is.NoErr(json.Unmarshal(got, &s))
@@ -137,7 +137,7 @@ func TestHugeResultIsCut(t *testing.T) {
 	m3 := script(call(tc("1", "huge", `{}`)), say("ok"))
 	_, err = host(m3, agent.Config{MaxResultBytes: 1000}, huge).Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.NoErr(json.Unmarshal(m3.lastResults()["1"].Result, &s))
+	is.NoErr(json.Unmarshal(lastResults(m3)["1"].Result, &s))
 	is.True(strings.HasSuffix(s, "é\n[truncated: the result has 100002 bytes; only the first 999 are shown]"))
 	is.True(len(got) < 1200)
 
@@ -145,7 +145,7 @@ func TestHugeResultIsCut(t *testing.T) {
 	m2 := script(call(tc("1", "huge", `{}`)), say("ok"))
 	_, err = host(m2, agent.Config{MaxResultBytes: -1}, huge).Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
-	is.Equal(len(m2.lastResults()["1"].Result), 100_002)
+	is.Equal(len(lastResults(m2)["1"].Result), 100_002)
 }
 
 func TestDuplicateCallIDs(t *testing.T) {
@@ -195,7 +195,7 @@ func TestToolMiddleware(t *testing.T) {
 	_, err := h.Run(context.Background(), agent.Text("x"))
 	is.NoErr(err)
 	is.Equal(seen, []string{"outer:a:1", "inner:a:1", "outer:b:2", "inner:b:2"})
-	is.Equal(string(m.lastResults()["2"].Result), `{}`)
+	is.Equal(string(lastResults(m)["2"].Result), `{}`)
 }
 
 func TestConcurrentTools(t *testing.T) {
@@ -228,7 +228,7 @@ func TestConcurrentTools(t *testing.T) {
 	_, err := h.Run(context.Background(), agent.Text("x"), settings(`{"concurrent_tools":true}`))
 	is.NoErr(err)
 	is.Equal(most.Load(), int32(2))
-	got := m.lastResults()
+	got := lastResults(m)
 	is.Equal(string(got["1"].Result), `"a"`) // results keep the calls' order and ids
 	is.Equal(string(got["2"].Result), `"b"`)
 }
@@ -248,5 +248,5 @@ func TestStuckToolCannotHoldTheRunPastItsDeadline(t *testing.T) {
 	_, err := host(m, agent.Config{}, stuck).Run(ctx, agent.Text("x"))
 	is.True(errors.Is(err, context.DeadlineExceeded))
 	is.True(time.Since(start) < 2*time.Second)
-	is.Equal(m.calls(), 1)
+	is.Equal(len(m.Requests()), 1)
 }

@@ -171,13 +171,16 @@ type Budgeter interface {
 type BudgetReleaser interface {
 	// AppendReleaseBudget is AppendRelease that also does each of ends, as ReserveBudget would, all or nothing
 	// with the entries: the ends are done exactly when the entries are stored. Each end must be of c's tenant,
-	// with End set.
+	// with End set, and ends need entries to ride on.
 	AppendReleaseBudget(ctx context.Context, c Claim, ends []BudgetReservation, entries ...Entry) ([]Entry, error)
 }
 
-// CheckBudgetEnds checks the ends given to AppendReleaseBudget under claim c; stores call it so they all reject
-// alike.
-func CheckBudgetEnds(c Claim, ends []BudgetReservation) error {
+// CheckBudgetEnds checks the ends given to AppendReleaseBudget under claim c with n entries; stores call it so
+// they all reject alike.
+func CheckBudgetEnds(c Claim, ends []BudgetReservation, n int) error {
+	if len(ends) > 0 && n == 0 {
+		return fmt.Errorf("storage: budget ends without entries to store them with: %w", ErrInvalid)
+	}
 	for _, e := range ends {
 		if err := CheckBudgetReservation(e); err != nil {
 			return err

@@ -243,6 +243,20 @@ func (r *runMeter) StoredEnd(store storage.ConversationStore) (storage.BudgetRes
 // EndStored implements [agent.StoredEnder].
 func (r *runMeter) EndStored() { r.pending, r.reserved = storage.BudgetSpend{}, false }
 
+var _ agent.MeterHandover = (*runMeter)(nil)
+
+// HandOver implements [agent.MeterHandover]: next, a meter of the same Meter for the same run, takes the run's
+// place, its reservation and its last call's settlement, which its first reservation sends.
+func (r *runMeter) HandOver(next agent.RunMeter) bool {
+	n, ok := next.(*runMeter)
+	if !ok || n.m != r.m || n.run.SettingsID != r.run.SettingsID || n.run.RunID != r.run.RunID {
+		return false
+	}
+	n.pending, n.reserved = r.pending, r.reserved
+	r.pending, r.reserved = storage.BudgetSpend{}, false
+	return true
+}
+
 // sameStore reports whether a and b are the same store; values of a type that cannot be compared are not.
 func sameStore(a, b any) (same bool) {
 	defer func() {

@@ -101,60 +101,59 @@ func TestRoundTripsPerModelCall(t *testing.T) {
 // TestNothingHeldAfterARunWithoutAConversation ends runs without a conversation in each way a run ends: its place
 // and its reservation are free as soon as it returns, not a lease's time later, and what it spent is counted.
 func TestNothingHeldAfterARunWithoutAConversation(t *testing.T) {
-	stores := map[string]func(t *testing.T) storage.Store{
-		"memory":   func(*testing.T) storage.Store { return memory.New() },
-		"postgres": func(t *testing.T) storage.Store { return streambench.OpenPostgres(t, nil).Store },
-	}
-	for _, name := range []string{"memory", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			store := stores[name](t)
-			limit := int64(1) << 40
-			meter := budget.New(&budget.Options{Store: store.(storage.Budgeter), Defaults: budget.Limits{Day: &budget.Limit{Tokens: &limit}}})
-			failing := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
-				return nil, errors.New("the provider is down")
-			})
-			for _, tc := range []struct {
-				name   string
-				client chat.Client
-				run    func(h *agent.Host, opts []agent.RunOption) error
-				spent  int64
-			}{
-				{"run", callsModel(3), func(h *agent.Host, opts []agent.RunOption) error { _, err := h.Run(t.Context(), opts...); return err }, 330},
-				{"stream", callsModel(3), func(h *agent.Host, opts []agent.RunOption) error {
-					for _, err := range h.RunStream(t.Context(), opts...) {
-						if err != nil {
-							return err
-						}
-					}
-					return nil
-				}, 330},
-				{"stream stopped", callsModel(3), func(h *agent.Host, opts []agent.RunOption) error {
-					for range h.RunStream(t.Context(), opts...) {
-						break
-					}
-					return nil
-				}, 110},
-				{"failed", failing, func(h *agent.Host, opts []agent.RunOption) error {
-					if _, err := h.Run(t.Context(), opts...); err == nil {
-						return errors.New("the run did not fail")
-					}
-					return nil
-				}, 0},
-			} {
-				t.Run(tc.name, func(t *testing.T) {
-					is := is.New(t)
-					h, err := agent.NewHost(&helper{model: "gpt-4.1-mini"}, agent.Config{Client: tc.client, Store: store, Meter: meter,
-						Tools: []toolset.Source{toolset.List([]*toolset.Tool{noop})}, LeaseTTL: time.Hour})
-					is.NoErr(err)
-					tenant := "t-" + tc.name
-					is.NoErr(tc.run(h, []agent.RunOption{agent.Text("go"), agent.SettingsID(tenant)}))
-					u, err := meter.Usage(t.Context(), tenant, "")
-					is.NoErr(err)
-					is.Equal(u.LiveRuns, int64(0)) // not an hour from now
-					is.Equal(u.Reserved, storage.BudgetSpend{})
-					is.Equal(u.Windows[0].Spent.Tokens, tc.spent)
-				})
-			}
+	eachStore(t, func(t *testing.T, store storage.Store) {
+		limit := int64(1) << 40
+		meter := budget.New(&budget.Options{Store: store.(storage.Budgeter), Defaults: budget.Limits{Day: &budget.Limit{Tokens: &limit}}})
+		failing := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+			return nil, errors.New("the provider is down")
 		})
-	}
+		for _, tc := range []struct {
+			name   string
+			client chat.Client
+			run    func(h *agent.Host, opts []agent.RunOption) error
+			spent  int64
+		}{
+			{"run", callsModel(3), func(h *agent.Host, opts []agent.RunOption) error { _, err := h.Run(t.Context(), opts...); return err }, 330},
+			{"stream", callsModel(3), func(h *agent.Host, opts []agent.RunOption) error {
+				for _, err := range h.RunStream(t.Context(), opts...) {
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			}, 330},
+			{"stream stopped", callsModel(3), func(h *agent.Host, opts []agent.RunOption) error {
+				for range h.RunStream(t.Context(), opts...) {
+					break
+				}
+				return nil
+			}, 110},
+			{"failed", failing, func(h *agent.Host, opts []agent.RunOption) error {
+				if _, err := h.Run(t.Context(), opts...); err == nil {
+					return errors.New("the run did not fail")
+				}
+				return nil
+			}, 0},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				h, err := agent.NewHost(&helper{model: "gpt-4.1-mini"}, agent.Config{Client: tc.client, Store: store, Meter: meter,
+					Tools: []toolset.Source{toolset.List([]*toolset.Tool{noop})}, LeaseTTL: time.Hour})
+				is.NoErr(err)
+				tenant := "t-" + tc.name
+				is.NoErr(tc.run(h, []agent.RunOption{agent.Text("go"), agent.SettingsID(tenant)}))
+				u, err := meter.Usage(t.Context(), tenant, "")
+				is.NoErr(err)
+				is.Equal(u.LiveRuns, int64(0)) // not an hour from now
+				is.Equal(u.Reserved, storage.BudgetSpend{})
+				is.Equal(u.Windows[0].Spent.Tokens, tc.spent)
+			})
+		}
+	})
+}
+
+// eachStore runs f on the memory store and on a Postgres store of a fresh schema.
+func eachStore(t *testing.T, f func(t *testing.T, store storage.Store)) {
+	t.Run("memory", func(t *testing.T) { f(t, memory.New()) })
+	t.Run("postgres", func(t *testing.T) { f(t, streambench.OpenPostgres(t, nil).Store) })
 }

@@ -40,12 +40,15 @@ func (f FuncModel) Stream(ctx context.Context, msgs []chat.Message, opts *chat.O
 			yield(chat.Update{}, err)
 			return
 		}
-		streamResponse(ctx, resp, yield)
+		streamResponse(ctx, resp, byWords, yield)
 	}
 }
 
-// streamResponse yields resp as a stream would deliver it.
-func streamResponse(ctx context.Context, resp *chat.Response, yield func(chat.Update, error) bool) {
+// byWords splits text after each space: the deltas of a text, by default.
+func byWords(text string) []string { return strings.SplitAfter(text, " ") }
+
+// streamResponse yields resp as a stream would deliver it, each text in the deltas split makes of it.
+func streamResponse(ctx context.Context, resp *chat.Response, split func(string) []string, yield func(chat.Update, error) bool) {
 	send := func(u chat.Update) bool {
 		if err := ctx.Err(); err != nil {
 			yield(chat.Update{}, err)
@@ -75,7 +78,7 @@ func streamResponse(ctx context.Context, resp *chat.Response, yield func(chat.Up
 				whole = append(whole, p)
 				continue
 			}
-			for _, w := range strings.SplitAfter(t.Text, " ") {
+			for _, w := range split(t.Text) {
 				if w == "" {
 					continue
 				}

@@ -20,11 +20,13 @@ type Script struct {
 	mu       sync.Mutex
 	steps    []step
 	requests []Request
+	split    func(text string) []string
 }
 
 type step struct {
 	resp *chat.Response
 	err  error
+	fn   FuncModel
 }
 
 // A Request is one call a [Script] received: copies of the messages and of the options.
@@ -33,6 +35,20 @@ type Request struct {
 	Messages []chat.Message
 	// Options are a copy of the call's options, empty when it had none.
 	Options *chat.Options
+	// Sent are the call's options themselves, not copied, or nil: to check which options value the caller sent,
+	// or that it did not change them after the call (compare them with Options).
+	Sent *chat.Options
+}
+
+// ToolNames returns the names of the tools the call offered, in order.
+func (r Request) ToolNames() []string {
+	var names []string
+	if r.Options != nil {
+		for _, t := range r.Options.Tools {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // NewScript returns a script answering with responses in order.
@@ -60,6 +76,24 @@ func (s *Script) Fail(err error) *Script {
 	return s
 }
 
+// ReplyFunc appends a step that f answers, given the request that reaches it: for an answer that depends on what
+// the model was sent. f's response is used as it is, so it should be a new value each call.
+func (s *Script) ReplyFunc(f FuncModel) *Script {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steps = append(s.steps, step{fn: f})
+	return s
+}
+
+// SplitText sets how Stream splits each text of a response into deltas, for a test of what joins them; empty
+// deltas are left out. The default splits after each space, as [FuncModel] does.
+func (s *Script) SplitText(split func(text string) []string) *Script {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.split = split
+	return s
+}
+
 // Requests returns the requests received so far.
 func (s *Script) Requests() []Request {
 	s.mu.Lock()
@@ -74,15 +108,19 @@ func (s *Script) Remaining() int {
 	return len(s.steps) - len(s.requests)
 }
 
-func (s *Script) next(msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+func (s *Script) next(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	n := len(s.requests)
-	s.requests = append(s.requests, Request{Messages: slices.Clone(msgs), Options: opts.Clone()})
+	s.requests = append(s.requests, Request{Messages: slices.Clone(msgs), Options: opts.Clone(), Sent: opts})
 	if n >= len(s.steps) {
+		s.mu.Unlock()
 		return nil, fmt.Errorf("%w (request %d, %d scripted)", ErrScriptDone, n+1, len(s.steps))
 	}
 	st := s.steps[n]
+	s.mu.Unlock()
+	if st.fn != nil {
+		return st.fn(ctx, msgs, opts) // outside the lock: f may take its time, and calls may run concurrently
+	}
 	if st.err != nil {
 		return nil, st.err
 	}
@@ -94,16 +132,26 @@ func (s *Script) next(msgs []chat.Message, opts *chat.Options) (*chat.Response, 
 
 // Respond returns the next scripted response.
 func (s *Script) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-	return FuncModel(func(_ context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-		return s.next(msgs, opts)
-	}).Respond(ctx, msgs, opts)
+	return FuncModel(s.next).Respond(ctx, msgs, opts)
 }
 
-// Stream yields the next scripted response in pieces.
+// Stream yields the next scripted response in pieces: each message's text as deltas (see [Script.SplitText]), its
+// other parts whole, then the usage; the last update carries the finish reason.
 func (s *Script) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
-	return FuncModel(func(_ context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-		return s.next(msgs, opts)
-	}).Stream(ctx, msgs, opts)
+	return func(yield func(chat.Update, error) bool) {
+		resp, err := FuncModel(s.next).Respond(ctx, msgs, opts)
+		if err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		s.mu.Lock()
+		split := s.split
+		s.mu.Unlock()
+		if split == nil {
+			split = byWords
+		}
+		streamResponse(ctx, resp, split, yield)
+	}
 }
 
 // Text returns a response with one assistant message saying text.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 func TestScript(t *testing.T) {
@@ -104,4 +105,43 @@ func TestFuncModelErrors(t *testing.T) {
 	empty := chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) { return nil, nil })
 	_, err = empty.Respond(context.Background(), nil, nil)
 	is.True(err != nil)
+}
+
+func TestScriptReplyFuncAndSplit(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	s := chattest.NewScript(chattest.Text("fixed")).
+		ReplyFunc(func(_ context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
+			return chattest.Text(opts.Model + " heard " + msgs[len(msgs)-1].Text()), nil
+		}).
+		SplitText(func(text string) []string { return []string{"", text[:1], text[1:]} })
+	lookup := &toolset.Tool{Name: "lookup"}
+	opts := &chat.Options{Model: "m", Tools: []*toolset.Tool{lookup}}
+
+	// A scripted response, split as SplitText says; the empty delta is left out.
+	var deltas []string
+	for u, err := range s.Stream(ctx, []chat.Message{chat.UserText("a")}, opts) {
+		is.NoErr(err)
+		for _, p := range u.Parts {
+			if t, ok := p.(chat.Text); ok {
+				deltas = append(deltas, t.Text)
+			}
+		}
+	}
+	is.Equal(deltas, []string{"f", "ixed"})
+
+	// The function's response, written from the request.
+	resp, err := s.Respond(ctx, []chat.Message{chat.UserText("b")}, opts)
+	is.NoErr(err)
+	is.Equal(resp.Messages[0].Text(), "m heard b")
+	is.True(resp.Usage.TotalTokens > 0) // estimated, as for a FuncModel
+
+	reqs := s.Requests()
+	is.Equal(reqs[1].ToolNames(), []string{"lookup"})
+	is.True(reqs[1].Sent == opts)    // the options themselves
+	is.True(reqs[1].Options != opts) // and a copy
+	opts.Tools = nil                 // a caller changing its options after the call shows in Sent alone
+	is.Equal(len(reqs[1].Options.Tools), 1)
+	is.Equal(len(reqs[1].Sent.Tools), 0)
+	is.Equal(s.Remaining(), 0)
 }

@@ -85,7 +85,7 @@ func (m *TestModel) Stream(ctx context.Context, msgs []chat.Message, opts *chat.
 			yield(chat.Update{}, err)
 			return
 		}
-		streamResponse(ctx, resp, yield)
+		streamResponse(ctx, resp, byWords, yield)
 	}
 }
 

@@ -88,10 +88,10 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 
 // AppendReleaseBudget implements [storage.BudgetReleaser]: the entries, the release and the ends under one lock.
 func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
-	if err := storage.CheckBudgetEnds(c, ends); err != nil {
+	if err := storage.CheckBudgetEnds(c, ends, len(entries)); err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 && len(ends) == 0 {
+	if len(entries) == 0 {
 		if err := storage.CheckClaim(c); err != nil {
 			return nil, err
 		}

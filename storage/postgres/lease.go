@@ -319,10 +319,10 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 // AppendReleaseBudget implements [storage.BudgetReleaser]: AppendRelease's one statement, with each end's call
 // of typeshift_budget_reserve after the entries, done only when they were stored.
 func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
-	if err := storage.CheckBudgetEnds(c, ends); err != nil {
+	if err := storage.CheckBudgetEnds(c, ends, len(entries)); err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 && len(ends) == 0 {
+	if len(entries) == 0 {
 		return s.AppendRelease(ctx, c)
 	}
 	return s.appendEntries(ctx, c, true, ends, entries)

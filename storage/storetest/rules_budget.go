@@ -297,6 +297,8 @@ func ruleBudgetEndsWithRelease(r *rec) {
 		_, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{bad}, entry(storage.EntryRunEnd, `{}`))
 		r.is(err, storage.ErrInvalid, "AppendReleaseBudget of an end that is not the claim's tenant's")
 	}
+	_, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{end})
+	r.is(err, storage.ErrInvalid, "AppendReleaseBudget of ends without entries")
 	usage := func(what string) (storage.BudgetUsage, bool) {
 		u, err := b.BudgetUsage(ctx, a, id, storage.BudgetLimits{})
 		return u, r.ok(err, what) && r.truef(len(u.Windows) == 3, "%s: %d windows, want 3", what, len(u.Windows))
