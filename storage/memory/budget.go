@@ -6,6 +6,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 var _ storage.Budgeter = (*Store)(nil)
@@ -71,7 +72,7 @@ func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) 
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	if err := storage.CheckBudgetReservation(r); err != nil {
+	if err := storeutil.CheckBudgetReservation(r); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -202,7 +203,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	if err := ctxErr(ctx); err != nil {
 		return storage.BudgetUsage{}, err
 	}
-	if err := storage.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
+	if err := storeutil.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
 		return storage.BudgetUsage{}, err
 	}
 	if err := storage.CheckText("conversation id", conversationID); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 var _ storage.Budgeter = (*Store)(nil)
@@ -44,7 +45,7 @@ WHERE c.settings_id = $1 AND c.conversation_id = $2 AND c.xmin = pg_current_xact
 // ReserveBudget implements [storage.Budgeter] in one round trip: the tenant's steps take turns under an advisory
 // lock of the transaction, so instances racing for one tenant overspend by no more than what they reserved.
 func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) error {
-	if err := storage.CheckBudgetReservation(r); err != nil {
+	if err := storeutil.CheckBudgetReservation(r); err != nil {
 		return err
 	}
 	defaults, err := json.Marshal(r.Defaults)
@@ -89,7 +90,7 @@ func queueBudgetEnd(b *pgx.Batch, c storage.Claim, e storage.BudgetReservation) 
 
 // BudgetUsage implements [storage.Budgeter] in one round trip.
 func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID string, defaults storage.BudgetLimits) (storage.BudgetUsage, error) {
-	if err := storage.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
+	if err := storeutil.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
 		return storage.BudgetUsage{}, err
 	}
 	if err := storage.CheckText("conversation id", conversationID); err != nil {
