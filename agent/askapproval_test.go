@@ -82,3 +82,48 @@ func TestStandingApprovalsOption(t *testing.T) {
 	is.True(err != nil)
 	is.True(agent.CallerStanding(context.Background()) == nil)
 }
+
+// InheritApprovals seeds a run with standing approvals, of a tool or of one call of it; a sub-agent's tool reads
+// its caller's with CallerApprovals, a copy, as values.
+func TestInheritApprovals(t *testing.T) {
+	tests := []struct {
+		name     string
+		standing []agent.StandingApproval
+		ran      int
+	}{
+		{"the tool", []agent.StandingApproval{{ToolID: "test.act"}}, 1},
+		{"these arguments", []agent.StandingApproval{{ToolID: "test.act", Args: `{"n":1}`}}, 1},
+		{"other arguments", []agent.StandingApproval{{ToolID: "test.act", Args: `{"n":2}`}}, 0},
+		{"another tool", []agent.StandingApproval{{ToolID: "test.other"}}, 0},
+		{"none", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			ran := 0
+			tl := needsApproval(tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				ran++
+				return json.RawMessage(`"done"`), nil
+			}))
+			h := host(script(call(tc("1", "act", `{"n":1}`)), say("ok")), agent.Config{}, tl)
+			res, err := h.Run(context.Background(), agent.Text("go"), agent.InheritApprovals(tt.standing))
+			is.NoErr(err)
+			is.Equal(ran, tt.ran)
+			is.Equal(len(res.Pending), 1-tt.ran) // what is not approved waits
+		})
+	}
+
+	is := is.New(t)
+	is.True(agent.CallerApprovals(context.Background()) == nil) // outside a tool with a delegate
+	var seen []agent.StandingApproval
+	delegate := host(script(say("done")), agent.Config{})
+	sub := agent.AsTool(delegate)
+	sub.Invoke = func(ctx context.Context, c *toolset.Call) (json.RawMessage, error) {
+		seen = agent.CallerApprovals(ctx)
+		return json.RawMessage(`"ok"`), nil
+	}
+	h := host(script(call(tc("1", sub.Name, `{"task":"x"}`)), say("ok")), agent.Config{}, sub)
+	_, err := h.Run(context.Background(), agent.Text("go"), agent.InheritApprovals([]agent.StandingApproval{{ToolID: "test.act"}, {ToolID: "test.act"}}))
+	is.NoErr(err)
+	is.Equal(seen, []agent.StandingApproval{{ToolID: "test.act"}}) // the caller's, once each
+}

@@ -16,8 +16,8 @@ import (
 // savedState is what a conversation's later runs resume from, as a run's start, end and summary entries store it:
 // the mode, the standing approvals and, once the conversation has been handed off, the agent that answered last.
 type savedState struct {
-	Mode     string         `json:"mode"`
-	Standing []standingData `json:"standing,omitempty"`
+	Mode     string             `json:"mode"`
+	Standing []StandingApproval `json:"standing,omitempty"`
 	// Agent is the agent that answered last, once the conversation has been handed off: the next run goes to it.
 	Agent string `json:"agent,omitempty"`
 }
@@ -56,10 +56,15 @@ type summaryData struct {
 	savedState
 }
 
-// standingData is a standing approval as stored.
-type standingData struct {
+// A StandingApproval is one of a conversation's standing approvals: later calls of the tool ToolID need no
+// approval, every call or, when Args is set, only calls with these arguments (canonical JSON). Its JSON form is
+// the one a conversation's entries store. A tool that starts another agent's run for its caller carries them
+// there ([CallerApprovals], [InheritApprovals]).
+type StandingApproval struct {
+	// ToolID identifies the tool (toolset.Tool.ID, or its name when it has none).
 	ToolID string `json:"tool_id"`
-	Args   string `json:"args,omitempty"`
+	// Args are the approved calls' arguments in canonical JSON, or "" for every call of the tool.
+	Args string `json:"args,omitempty"`
 }
 
 // startedData is the data of the EntryApprovalAnswers a run writes just before it runs a call that needed
@@ -90,7 +95,7 @@ type loaded struct {
 	closed map[string]bool
 }
 
-func toStanding(s []standingData) []standingApproval {
+func toStanding(s []StandingApproval) []standingApproval {
 	out := make([]standingApproval, len(s))
 	for i, d := range s {
 		out[i] = standingApproval{toolID: d.ToolID, args: d.Args}
@@ -98,13 +103,13 @@ func toStanding(s []standingData) []standingApproval {
 	return out
 }
 
-func fromStanding(s []standingApproval) []standingData {
+func fromStanding(s []standingApproval) []StandingApproval {
 	if len(s) == 0 {
 		return nil
 	}
-	out := make([]standingData, 0, len(s))
+	out := make([]StandingApproval, 0, len(s))
 	for _, a := range s {
-		d := standingData{ToolID: a.toolID, Args: a.args}
+		d := StandingApproval{ToolID: a.toolID, Args: a.args}
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}

@@ -185,23 +185,6 @@ type SettingsReserver interface {
 	GetSettingsReserve(ctx context.Context, kind string, r BudgetReservation) (doc Document, reserveErr, err error)
 }
 
-// CheckBudgetEnds checks the ends given to AppendReleaseBudget under claim c with n entries; stores call it so
-// they all reject alike.
-func CheckBudgetEnds(c Claim, ends []BudgetReservation, n int) error {
-	if len(ends) > 0 && n == 0 {
-		return fmt.Errorf("storage: budget ends without entries to store them with: %w", ErrInvalid)
-	}
-	for _, e := range ends {
-		if err := CheckBudgetReservation(e); err != nil {
-			return err
-		}
-		if !e.End || e.SettingsID != c.SettingsID {
-			return fmt.Errorf("storage: budget end of run %q: not an end of the claim's tenant: %w", e.RunID, ErrInvalid)
-		}
-	}
-	return nil
-}
-
 // BudgetUsage is a tenant's budget as it stands.
 type BudgetUsage struct {
 	// Limits are the tenant's, its document over the defaults.
@@ -280,27 +263,4 @@ func BudgetWindows(t time.Time) (dayKey string, dayReset time.Time, monthKey str
 	y, m, d := t.Date()
 	return t.Format("2006-01-02"), time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC),
 		t.Format("2006-01"), time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
-}
-
-// CheckBudgetReservation checks r's ids and figures; stores call it so they all reject alike.
-func CheckBudgetReservation(r BudgetReservation) error {
-	if err := CheckDocumentKey(r.SettingsID, BudgetKind); err != nil {
-		return err
-	}
-	if err := CheckText("run id", r.RunID); err != nil || r.RunID == "" {
-		return fmt.Errorf("storage: budget: run id %q: %w", r.RunID, ErrInvalid)
-	}
-	if err := CheckText("conversation id", r.ConversationID); err != nil {
-		return err
-	}
-	if err := CheckText("lease token", r.LeaseToken); err != nil {
-		return err
-	}
-	if r.Settle.Tokens < 0 || r.Settle.Nanos < 0 || r.Reserve.Tokens < 0 || r.Reserve.Nanos < 0 {
-		return fmt.Errorf("storage: budget: negative spend: %w", ErrInvalid)
-	}
-	if r.TTL <= 0 && !r.End {
-		return fmt.Errorf("storage: budget: ttl %v: %w", r.TTL, ErrInvalid)
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -83,67 +82,4 @@ type Entry struct {
 	Time time.Time
 	// Data is the entry's JSON. Empty data is stored as JSON null.
 	Data json.RawMessage
-}
-
-// nullJSON is what empty entry data is stored as.
-var nullJSON = json.RawMessage("null")
-
-// PrepareEntry checks an entry given to Append and returns it as a store
-// keeps it. Its type must be known, its data JSON every store holds (see
-// [CheckJSON]) and its run id, agent and author text (see [CheckText]);
-// otherwise it reports ErrInvalid. Empty Data becomes JSON null and Time, when set, is truncated to
-// microseconds in UTC. Stores call it so they all accept and reject alike.
-func PrepareEntry(e Entry) (Entry, error) {
-	if !e.Type.Valid() {
-		return e, fmt.Errorf("storage: entry type %q: %w", e.Type, ErrInvalid)
-	}
-	if e.Seq < 0 {
-		return e, fmt.Errorf("storage: entry sequence %d: %w", e.Seq, ErrInvalid)
-	}
-	for _, f := range [...]struct{ what, s string }{{"run id", e.RunID}, {"agent", e.Agent}, {"author", e.Author}} {
-		if err := CheckText(string(e.Type)+" entry's "+f.what, f.s); err != nil {
-			return e, err
-		}
-	}
-	if len(e.Data) == 0 {
-		e.Data = nullJSON
-	} else if err := CheckJSON(e.Data); err != nil {
-		return e, fmt.Errorf("storage: %s entry data: %w", e.Type, err)
-	}
-	if !e.Time.IsZero() {
-		e.Time = Timestamp(e.Time)
-	}
-	return e, nil
-}
-
-// CheckStoredEntry checks an entry read back from a store and returns a
-// [*CorruptEntryError] when it cannot be used: unknown type, a schema version
-// newer than [EntrySchemaVersion], or (when checkData) data that is not JSON.
-// A store whose column only holds JSON (Postgres jsonb) passes false rather
-// than parse every entry again.
-func CheckStoredEntry(conversationID string, e Entry, schemaVersion int, checkData bool) error {
-	var err error
-	switch {
-	case schemaVersion > EntrySchemaVersion:
-		err = fmt.Errorf("schema version %d is newer than %d", schemaVersion, EntrySchemaVersion)
-	case schemaVersion < 1:
-		err = fmt.Errorf("schema version %d", schemaVersion)
-	case !e.Type.Valid():
-		err = fmt.Errorf("unknown entry type %q", e.Type)
-	case checkData:
-		if jerr := CheckJSON(e.Data); jerr != nil {
-			err = fmt.Errorf("data is not JSON a store holds: %v", jerr)
-		}
-	}
-	if err != nil {
-		return &CorruptEntryError{ConversationID: conversationID, Seq: e.Seq, Err: err}
-	}
-	return nil
-}
-
-// Timestamp returns t as stores keep it: UTC, truncated to microseconds (the
-// precision of a Postgres timestamptz), so what Append returns equals what
-// Load reads.
-func Timestamp(t time.Time) time.Time {
-	return t.UTC().Truncate(time.Microsecond)
 }

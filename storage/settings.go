@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -40,52 +39,4 @@ type SettingsStore interface {
 
 	// DeleteSettings removes the document, or fails with ErrNotFound.
 	DeleteSettings(ctx context.Context, settingsID, kind string) error
-}
-
-// CheckDocumentKey reports ErrInvalid when a settings id or kind is one no
-// store holds: empty, longer than [MaxIDLength] bytes, not valid UTF-8, or
-// with a NUL byte.
-func CheckDocumentKey(settingsID, kind string) error {
-	if err := CheckIDs(settingsID); err != nil {
-		return err
-	}
-	return checkID("settings kind", kind)
-}
-
-// PrepareDocument checks a document given to PutSettings: its key, a
-// non-negative schema version, and data that is one JSON value every store
-// holds (see [CheckJSON]).
-func PrepareDocument(doc Document) (Document, error) {
-	if err := CheckDocumentKey(doc.SettingsID, doc.Kind); err != nil {
-		return doc, err
-	}
-	if doc.SchemaVersion < 0 {
-		return doc, fmt.Errorf("storage: settings %q: schema version %d: %w", doc.Kind, doc.SchemaVersion, ErrInvalid)
-	}
-	if err := CheckJSON(doc.Data); err != nil {
-		return doc, fmt.Errorf("storage: settings %q: data: %w", doc.Kind, err)
-	}
-	return doc, nil
-}
-
-// CheckStoredDocument checks a document read back from a store and returns a
-// [*CorruptSettingsError] when it cannot be used: a revision below 1, a
-// negative schema version, or (when checkData) data that is not JSON a store
-// holds. A store whose column only holds JSON (Postgres jsonb) passes false.
-func CheckStoredDocument(doc Document, checkData bool) error {
-	var err error
-	switch {
-	case doc.Revision < 1:
-		err = fmt.Errorf("revision %d", doc.Revision)
-	case doc.SchemaVersion < 0:
-		err = fmt.Errorf("schema version %d", doc.SchemaVersion)
-	case checkData:
-		if jerr := CheckJSON(doc.Data); jerr != nil {
-			err = fmt.Errorf("data is not JSON a store holds: %v", jerr)
-		}
-	}
-	if err != nil {
-		return &CorruptSettingsError{SettingsID: doc.SettingsID, Kind: doc.Kind, Err: err}
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/storetest"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 func TestCheckJSON(t *testing.T) {
@@ -183,7 +184,7 @@ func TestCheckIDsAreText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			for _, err := range []error{
-				storage.CheckIDs(tt.id), storage.CheckIDs("t", tt.id), storage.CheckDocumentKey("t", tt.id),
+				storage.CheckIDs(tt.id), storage.CheckIDs("t", tt.id), storeutil.CheckDocumentKey("t", tt.id),
 			} {
 				is.Equal(err == nil, tt.ok)
 				if !tt.ok {
@@ -192,20 +193,4 @@ func TestCheckIDsAreText(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestCheckStoredDocument(t *testing.T) {
-	is := is.New(t)
-	ok := storage.Document{SettingsID: "t", Kind: "k", Revision: 1, Data: json.RawMessage(`{}`)}
-	is.NoErr(storage.CheckStoredDocument(ok, true))
-	for _, bad := range []storage.Document{
-		{SettingsID: "t", Kind: "k", Revision: 0, Data: json.RawMessage(`{}`)},
-		{SettingsID: "t", Kind: "k", Revision: 1, SchemaVersion: -1, Data: json.RawMessage(`{}`)},
-		{SettingsID: "t", Kind: "k", Revision: 1, Data: json.RawMessage(`{"a\u0000":1}`)},
-	} {
-		var ce *storage.CorruptSettingsError
-		is.True(errors.As(storage.CheckStoredDocument(bad, true), &ce))
-		is.Equal(ce.Kind, "k")
-	}
-	is.NoErr(storage.CheckStoredDocument(storage.Document{Revision: 1, Data: json.RawMessage(`{`)}, false)) // data not checked
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -135,4 +136,18 @@ func TestSpanLinksToTheStartingCall(t *testing.T) {
 	is.Equal(bg.Links()[0].SpanContext.TraceID(), call.SpanContext().TraceID())
 	is.True(bg.SpanContext().TraceID() != call.SpanContext().TraceID()) // a trace of its own
 	is.Equal(sub.Parent().SpanID(), bg.SpanContext().SpanID())
+}
+
+// A job's standing approvals keep the JSON form queues stored before they were typed values.
+func TestJobStandingJSON(t *testing.T) {
+	is := is.New(t)
+	var job background.Job
+	is.NoErr(json.Unmarshal([]byte(`{"id":"j1","standing":[{"tool_id":"test.refund"},{"tool_id":"test.refund","args":"{\"invoice\":12}"}]}`), &job))
+	is.Equal(job.Standing, []agent.StandingApproval{{ToolID: "test.refund"}, {ToolID: "test.refund", Args: `{"invoice":12}`}})
+	data, err := json.Marshal(job)
+	is.NoErr(err)
+	is.True(strings.Contains(string(data), `"standing":[{"tool_id":"test.refund"},{"tool_id":"test.refund","args":"{\"invoice\":12}"}]`))
+	data, err = json.Marshal(background.Job{ID: "j2"})
+	is.NoErr(err)
+	is.True(!strings.Contains(string(data), "standing")) // none: left out
 }

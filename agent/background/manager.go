@@ -183,7 +183,7 @@ func (m *Manager) run(ctx context.Context, job Job) (Outcome, error) {
 	}
 	opts := []agent.RunOption{agent.SettingsID(job.SettingsID), agent.Conversation(job.ID)}
 	if len(job.Answers) == 0 {
-		opts = append(opts, agent.Text(job.Task), agent.Mode(job.Mode), agent.StandingApprovals(job.Standing))
+		opts = append(opts, agent.Text(job.Task), agent.Mode(job.Mode), agent.InheritApprovals(job.Standing))
 	} else {
 		var answers []chat.ApprovalAnswer
 		if err := json.Unmarshal(job.Answers, &answers); err != nil {

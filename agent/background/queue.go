@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/typeshift-go/typeshift/agent"
 )
 
 // A Job is one background sub-agent run, as a queue stores it. Queues treat every field as opaque data: they store
@@ -21,8 +23,8 @@ type Job struct {
 	Task string `json:"task"`
 	// Mode is the caller's mode.
 	Mode string `json:"mode,omitempty"`
-	// Standing is a copy of the caller's standing approvals, in the form of agent.MarshalStanding.
-	Standing json.RawMessage `json:"standing,omitempty"`
+	// Standing is a copy of the caller's standing approvals (agent.CallerApprovals).
+	Standing []agent.StandingApproval `json:"standing,omitempty"`
 	// Caller is where the job's reports go.
 	Caller Caller `json:"caller"`
 	// Deadline bounds the job's whole life, queued, running and waiting; zero means none.

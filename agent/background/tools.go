@@ -125,7 +125,7 @@ func (m *Manager) start(ctx context.Context, h *agent.Host, call *toolset.Call) 
 	}
 	job := Job{
 		ID: newJobID(), SettingsID: r.SettingsID, Agent: h.Name(), Task: task, Mode: r.Mode,
-		Standing: agent.CallerStanding(ctx),
+		Standing: agent.CallerApprovals(ctx),
 		Caller:   Caller{Agent: r.Agent, ConversationID: r.ConversationID, CallID: call.ID},
 		Trace:    traceCarrier(ctx),
 		Depth:    depth + 1,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 var _ storage.Budgeter = (*Store)(nil)
@@ -72,7 +73,7 @@ func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) 
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	if err := storage.CheckBudgetReservation(r); err != nil {
+	if err := storeutil.CheckBudgetReservation(r); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -203,7 +204,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	if err := ctxErr(ctx); err != nil {
 		return storage.BudgetUsage{}, err
 	}
-	if err := storage.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
+	if err := storeutil.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
 		return storage.BudgetUsage{}, err
 	}
 	if err := storage.CheckText("conversation id", conversationID); err != nil {
@@ -269,7 +270,7 @@ func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.B
 	if err := checkDocIDs(r.SettingsID, kind); err != nil {
 		return storage.Document{}, err, err
 	}
-	if err := storage.CheckBudgetReservation(r); err != nil {
+	if err := storeutil.CheckBudgetReservation(r); err != nil {
 		return storage.Document{}, err, err
 	}
 	s.mu.Lock()
@@ -279,7 +280,7 @@ func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.B
 	if !ok {
 		return storage.Document{}, reserveErr, fmt.Errorf("memory: settings %q of %q: %w", kind, r.SettingsID, storage.ErrNotFound)
 	}
-	if err := storage.CheckStoredDocument(doc, true); err != nil {
+	if err := storeutil.CheckStoredDocument(doc, true); err != nil {
 		return storage.Document{}, reserveErr, err
 	}
 	doc.Data = cloneBytes(doc.Data)

@@ -9,6 +9,7 @@ import (
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/cursor"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // Claim implements [storage.ConversationStore].
@@ -19,10 +20,10 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckLeaseOwner(owner); err != nil {
+	if err := storeutil.CheckLeaseOwner(owner); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}
 	key := watch.Key{SettingsID: settingsID, ConversationID: conversationID}
@@ -72,10 +73,10 @@ func (s *Store) Renew(ctx context.Context, c storage.Claim, ttl time.Duration) (
 	if err := ctxErr(ctx); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}
 	s.mu.Lock()
@@ -95,7 +96,7 @@ func (s *Store) Release(ctx context.Context, c storage.Claim) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return err
 	}
 	key := watch.Key{SettingsID: c.SettingsID, ConversationID: c.ConversationID}
@@ -129,12 +130,12 @@ func (s *Store) prepareAppend(ctx context.Context, c storage.Claim, entries []st
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return nil, err
 	}
 	out := make([]storage.Entry, len(entries))
 	for i, e := range entries {
-		e, err := storage.PrepareEntry(e)
+		e, err := storeutil.PrepareEntry(e)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +216,7 @@ func (s *Store) load(ctx context.Context, settingsID, conversationID string, sin
 	}
 	out := make([]storage.Entry, 0, len(conv.entries)-from)
 	for _, st := range conv.entries[from:] {
-		if err := storage.CheckStoredEntry(conversationID, st.Entry, st.schemaVersion, true); err != nil {
+		if err := storeutil.CheckStoredEntry(conversationID, st.Entry, st.schemaVersion, true); err != nil {
 			return nil, err
 		}
 		e := st.Entry

@@ -7,6 +7,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 var (
@@ -21,7 +22,7 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return nil, err
 	}
 	out := make([]storage.Renewal, len(cs))
@@ -30,7 +31,7 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 	now := s.clock()
 	for i, c := range cs {
 		out[i].Claim = c
-		if err := storage.CheckClaim(c); err != nil {
+		if err := storeutil.CheckClaim(c); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -88,11 +89,11 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 
 // AppendReleaseBudget implements [storage.BudgetReleaser]: the entries, the release and the ends under one lock.
 func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
-	if err := storage.CheckBudgetEnds(c, ends, len(entries)); err != nil {
+	if err := storeutil.CheckBudgetEnds(c, ends, len(entries)); err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {
-		if err := storage.CheckClaim(c); err != nil {
+		if err := storeutil.CheckClaim(c); err != nil {
 			return nil, err
 		}
 		return []storage.Entry{}, s.Release(ctx, c)

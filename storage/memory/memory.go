@@ -13,6 +13,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // Store is an in-memory [storage.Store].
@@ -73,7 +74,7 @@ func NewWithOptions(opts *Options) *Store {
 }
 
 // clock returns the current time as the store keeps it.
-func (s *Store) clock() time.Time { return storage.Timestamp(s.now()) }
+func (s *Store) clock() time.Time { return storeutil.Timestamp(s.now()) }
 
 func ctxErr(ctx context.Context) error { return context.Cause(ctx) }
 

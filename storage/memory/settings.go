@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // GetSettings implements [storage.SettingsStore].
@@ -21,7 +22,7 @@ func (s *Store) GetSettings(ctx context.Context, settingsID, kind string) (stora
 	if !ok {
 		return storage.Document{}, fmt.Errorf("memory: settings %q of %q: %w", kind, settingsID, storage.ErrNotFound)
 	}
-	if err := storage.CheckStoredDocument(doc, true); err != nil {
+	if err := storeutil.CheckStoredDocument(doc, true); err != nil {
 		return storage.Document{}, err
 	}
 	doc.Data = cloneBytes(doc.Data)
@@ -75,6 +76,8 @@ func (s *Store) DeleteSettings(ctx context.Context, settingsID, kind string) err
 	return nil
 }
 
-func checkDocIDs(settingsID, kind string) error { return storage.CheckDocumentKey(settingsID, kind) }
+func checkDocIDs(settingsID, kind string) error { return storeutil.CheckDocumentKey(settingsID, kind) }
 
-func prepareDoc(doc storage.Document) (storage.Document, error) { return storage.PrepareDocument(doc) }
+func prepareDoc(doc storage.Document) (storage.Document, error) {
+	return storeutil.PrepareDocument(doc)
+}

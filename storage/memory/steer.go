@@ -7,6 +7,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // Steer implements [storage.ConversationStore]: the input is queued only
@@ -18,7 +19,7 @@ func (s *Store) Steer(ctx context.Context, settingsID, conversationID string, da
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return err
 	}
-	e, err := storage.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
+	e, err := storeutil.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (s *Store) StoreSteering(ctx context.Context, settingsID, conversationID st
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return err
 	}
-	e, err := storage.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
+	e, err := storeutil.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func (s *Store) TakeSteering(ctx context.Context, c storage.Claim, stamp storage
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 var _ storage.Budgeter = (*Store)(nil)
@@ -64,7 +65,7 @@ var _ storage.SettingsReserver = (*Store)(nil)
 
 // GetSettingsReserve implements [storage.SettingsReserver] in one round trip: the reservation, then the read.
 func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.BudgetReservation) (storage.Document, error, error) {
-	if err := storage.CheckDocumentKey(r.SettingsID, kind); err != nil {
+	if err := storeutil.CheckDocumentKey(r.SettingsID, kind); err != nil {
 		return storage.Document{}, err, err
 	}
 	b, err := reserveBatch(r)
@@ -102,7 +103,7 @@ func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.B
 
 // reserveBatch returns the tenant's batch of r's reservation, checked.
 func reserveBatch(r storage.BudgetReservation) (*pgx.Batch, error) {
-	if err := storage.CheckBudgetReservation(r); err != nil {
+	if err := storeutil.CheckBudgetReservation(r); err != nil {
 		return nil, err
 	}
 	defaults, err := json.Marshal(r.Defaults)
@@ -154,7 +155,7 @@ func queueBudgetEnd(b *pgx.Batch, c storage.Claim, e storage.BudgetReservation) 
 
 // BudgetUsage implements [storage.Budgeter] in one round trip.
 func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID string, defaults storage.BudgetLimits) (storage.BudgetUsage, error) {
-	if err := storage.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
+	if err := storeutil.CheckDocumentKey(settingsID, storage.BudgetKind); err != nil {
 		return storage.BudgetUsage{}, err
 	}
 	if err := storage.CheckText("conversation id", conversationID); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/cursor"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // entryVersion is [storage.EntrySchemaVersion] as the statements write it; TestEntryFormatVersions checks that
@@ -122,10 +123,10 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckLeaseOwner(owner); err != nil {
+	if err := storeutil.CheckLeaseOwner(owner); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
@@ -153,10 +154,10 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 
 // Renew implements [storage.ConversationStore].
 func (s *Store) Renew(ctx context.Context, c storage.Claim, ttl time.Duration) (storage.Claim, error) {
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return storage.Claim{}, err
 	}
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return storage.Claim{}, err
 	}
 	b := tenantBatch(c.SettingsID)
@@ -184,7 +185,7 @@ func (s *Store) Renew(ctx context.Context, c storage.Claim, ttl time.Duration) (
 // Release implements [storage.ConversationStore]. Releasing an expired claim
 // that nobody took over succeeds: the lease was still c's.
 func (s *Store) Release(ctx context.Context, c storage.Claim) error {
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return err
 	}
 	b := tenantBatch(c.SettingsID)
@@ -225,7 +226,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 // appendEntries serves Append and AppendRelease, which gives the lease up in
 // the statement that stores the entries.
 func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool, ends []storage.BudgetReservation, entries []storage.Entry) ([]storage.Entry, error) {
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return nil, err
 	}
 	out := make([]storage.Entry, len(entries))
@@ -233,7 +234,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 	var firstSeq int64 // the first sequence number the caller's entries imply; 0: any
 	touches := false   // whether the conversation's updated_at moves
 	for i, e := range entries {
-		e, err := storage.PrepareEntry(e)
+		e, err := storeutil.PrepareEntry(e)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +458,7 @@ func readEntries(br pgx.BatchResults, conversationID string) (out []storage.Entr
 		e.Data = data
 		e.Time = e.Time.UTC()
 		if corrupt == nil {
-			corrupt = storage.CheckStoredEntry(conversationID, e, int(version), false)
+			corrupt = storeutil.CheckStoredEntry(conversationID, e, int(version), false)
 		}
 		out = append(out, e)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 var (
@@ -50,7 +51,7 @@ type leaseConn struct {
 // names the tenant for the row-level security policies, all in one
 // transaction. After [Store.Close] it goes through the pool.
 func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return nil, err
 	}
 	out := make([]storage.Renewal, len(cs))
@@ -59,7 +60,7 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 	idx := make([]int, 0, len(cs))
 	for i, c := range cs {
 		out[i].Claim = c
-		if err := storage.CheckClaim(c); err != nil {
+		if err := storeutil.CheckClaim(c); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -205,14 +206,14 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return storage.Claimed{}, err
 	}
-	if err := storage.CheckLeaseOwner(owner); err != nil {
+	if err := storeutil.CheckLeaseOwner(owner); err != nil {
 		return storage.Claimed{}, err
 	}
-	if err := storage.CheckTTL(ttl); err != nil {
+	if err := storeutil.CheckTTL(ttl); err != nil {
 		return storage.Claimed{}, err
 	}
 	for _, k := range kinds {
-		if err := storage.CheckDocumentKey(settingsID, k); err != nil {
+		if err := storeutil.CheckDocumentKey(settingsID, k); err != nil {
 			return storage.Claimed{}, err
 		}
 	}
@@ -291,7 +292,7 @@ func readSettings(br pgx.BatchResults, settingsID, kind string) (doc storage.Doc
 	}
 	doc.Data = data
 	doc.UpdatedAt = doc.UpdatedAt.UTC()
-	if err := storage.CheckStoredDocument(doc, false); err != nil {
+	if err := storeutil.CheckStoredDocument(doc, false); err != nil {
 		return doc, false, err
 	}
 	return doc, true, nil
@@ -308,7 +309,7 @@ ORDER BY seq`
 // entries stored.
 func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
 	if len(entries) == 0 {
-		if err := storage.CheckClaim(c); err != nil {
+		if err := storeutil.CheckClaim(c); err != nil {
 			return nil, err
 		}
 		return []storage.Entry{}, s.Release(ctx, c)
@@ -319,7 +320,7 @@ func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...s
 // AppendReleaseBudget implements [storage.BudgetReleaser]: AppendRelease's one statement, with each end's call
 // of typeshift_budget_reserve after the entries, done only when they were stored.
 func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
-	if err := storage.CheckBudgetEnds(c, ends, len(entries)); err != nil {
+	if err := storeutil.CheckBudgetEnds(c, ends, len(entries)); err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 const (
@@ -31,7 +32,7 @@ RETURNING revision, updated_at`
 
 // GetSettings implements [storage.SettingsStore].
 func (s *Store) GetSettings(ctx context.Context, settingsID, kind string) (storage.Document, error) {
-	if err := storage.CheckDocumentKey(settingsID, kind); err != nil {
+	if err := storeutil.CheckDocumentKey(settingsID, kind); err != nil {
 		return storage.Document{}, err
 	}
 	doc := storage.Document{SettingsID: settingsID, Kind: kind}
@@ -57,7 +58,7 @@ func (s *Store) GetSettings(ctx context.Context, settingsID, kind string) (stora
 	if err != nil {
 		return storage.Document{}, wrap("get settings", err)
 	}
-	if err := storage.CheckStoredDocument(doc, false); err != nil {
+	if err := storeutil.CheckStoredDocument(doc, false); err != nil {
 		return storage.Document{}, err
 	}
 	doc.UpdatedAt = doc.UpdatedAt.UTC()
@@ -66,7 +67,7 @@ func (s *Store) GetSettings(ctx context.Context, settingsID, kind string) (stora
 
 // PutSettings implements [storage.SettingsStore].
 func (s *Store) PutSettings(ctx context.Context, doc storage.Document, expectRevision int64) (storage.Document, error) {
-	doc, err := storage.PrepareDocument(doc)
+	doc, err := storeutil.PrepareDocument(doc)
 	if err != nil {
 		return storage.Document{}, err
 	}
@@ -103,7 +104,7 @@ func (s *Store) PutSettings(ctx context.Context, doc storage.Document, expectRev
 
 // DeleteSettings implements [storage.SettingsStore].
 func (s *Store) DeleteSettings(ctx context.Context, settingsID, kind string) error {
-	if err := storage.CheckDocumentKey(settingsID, kind); err != nil {
+	if err := storeutil.CheckDocumentKey(settingsID, kind); err != nil {
 		return err
 	}
 	b := tenantBatch(settingsID)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 const (
@@ -101,7 +102,7 @@ func (s *Store) Steer(ctx context.Context, settingsID, conversationID string, da
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return err
 	}
-	e, err := storage.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
+	e, err := storeutil.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func (s *Store) Steer(ctx context.Context, settingsID, conversationID string, da
 
 // TakeSteering implements [storage.ConversationStore]. It is one round trip.
 func (s *Store) TakeSteering(ctx context.Context, c storage.Claim, stamp storage.Entry) ([]storage.Entry, error) {
-	if err := storage.CheckClaim(c); err != nil {
+	if err := storeutil.CheckClaim(c); err != nil {
 		return nil, err
 	}
 	b := tenantBatch(c.SettingsID)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // TenantTx runs fn in one transaction on the store's pool in which row-level
@@ -78,7 +79,7 @@ func (s *Store) SteerTx(ctx context.Context, tx pgx.Tx, settingsID, conversation
 	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
 		return err
 	}
-	e, err := storage.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
+	e, err := storeutil.PrepareEntry(storage.Entry{Type: storage.EntrySteering, Data: data})
 	if err != nil {
 		return err
 	}
