@@ -162,14 +162,14 @@ func (a *Agent) AddTool(fn any) *toolset.ToolBuilder {
 }
 
 // OwnTools is implemented by the generated code of an agent that adds tools of its own. The host offers them as
-// a source of their own, after the agent's uses.
+// a source of their own, after the agent's uses. It is for generated code (see the package doc).
 type OwnTools interface {
 	TypeshiftTools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error)
 }
 
-// DeclaredTools is called by generated code. It runs d's Declare once (d is the agent that embeds a), checks
-// that it added as many tools as the generated code knows (n), and builds them once with build. Later calls
-// return the same tools.
+// DeclaredTools runs d's Declare once (d is the agent that embeds a), checks that it added as many tools as the
+// generated code knows (n), and builds them once with build. Later calls return the same tools. It is for
+// generated code (see the package doc).
 func (a *Agent) DeclaredTools(d Declarer, n int, build func([]*toolset.ToolBuilder) ([]*toolset.Tool, error)) ([]*toolset.Tool, error) {
 	if _, err := declare(d); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ type UseDeclaration struct {
 	Exclude []string
 }
 
-// Declared is implemented by an agent's generated code.
+// Declared is implemented by an agent's generated code. It is for generated code (see the package doc).
 type Declared interface {
 	TypeshiftDeclaration() Declaration
 }

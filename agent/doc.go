@@ -52,4 +52,13 @@
 //
 // See docs/defining-agents.md, docs/how-a-run-works.md, docs/tool-approval.md, docs/tool-settings.md and
 // docs/conversations.md.
+//
+// # For generated code
+//
+// These names exist for the code the typeshift generator writes, and are not for programs to call: [Declared] and
+// the [Declaration] (with its [UseDeclaration]s) it returns, what the generator read from an agent's Declare
+// method; [OwnTools], the agent's own tools; and [Agent.DeclaredTools], which builds them. A test may implement
+// Declared by hand for an agent written without the generator. The package the generated decoders and encoders
+// use is [github.com/typeshift-go/typeshift/toolset/tooljson]; the names of package toolset for generated code are
+// listed in its own such section.
 package agent

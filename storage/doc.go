@@ -37,4 +37,10 @@
 // Callers branch on [ErrNotFound], [ErrConflict], [ErrConversationBusy],
 // [ErrClaimLost] and [ErrInvalid] with errors.Is, and on [*CorruptEntryError]
 // with errors.As.
+//
+// # For store writers
+//
+// What only a store's writer needs, the checks every store runs on what it is
+// given and reads back, is in [github.com/typeshift-go/typeshift/storage/storeutil],
+// not in this contract.
 package storage

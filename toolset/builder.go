@@ -13,7 +13,8 @@ type ToolBuilder struct {
 }
 
 // NewToolBuilder returns a builder for fn, for types other than Toolset that record tool chains, such as an
-// agent's own tools. Only the generator reads what it describes; at run time it records the same values.
+// agent's own tools. Only the generator reads what it describes; at run time it records the same values. It is
+// for generated code and package agent (see the package doc).
 func NewToolBuilder(fn any) *ToolBuilder { return &ToolBuilder{fn: fn} }
 
 // WithName names the tool instead of the snake_case form of its method's name. The name must be
@@ -49,8 +50,8 @@ func (b *ToolBuilder) Configurable(jsonNames ...string) *ToolBuilder { return b 
 // NotConfigurable keeps the settings fields with these json names in code after WithConfigurableSettings.
 func (b *ToolBuilder) NotConfigurable(jsonNames ...string) *ToolBuilder { return b }
 
-// Settings returns the defaults given to WithSettings, for generated code.
+// Settings returns the defaults given to WithSettings. It is for generated code (see the package doc).
 func (b *ToolBuilder) Settings() (any, bool) { return b.settings, b.hasSettings }
 
-// Func returns the function given to AddTool, for generated code and tests.
+// Func returns the function given to AddTool. It is for generated code (see the package doc) and tests.
 func (b *ToolBuilder) Func() any { return b.fn }

@@ -28,4 +28,13 @@
 //
 // Bad arguments yield an [*ArgumentError] naming the JSON path; a tool may ask the model to try again with
 // [Retry]; a panicking tool yields a [*PanicError]. All of them are messages for the model, never crashes.
+//
+// # For generated code
+//
+// These names exist for the code the typeshift generator writes (and for package agent, which records an agent's
+// own tools as a toolset does), and are not for programs to call: [Toolset.Declared], which runs Declare once and
+// builds the tools; [ToolBuilder.Settings] and [ToolBuilder.Func], which read a chain back; and [NewToolBuilder].
+// Generated code reports [ErrStale] when it no longer matches the Declare method; a program may test for it with
+// errors.Is. The generated decoders and encoders use package
+// [github.com/typeshift-go/typeshift/toolset/tooljson], which is for generated code as a whole.
 package toolset

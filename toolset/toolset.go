@@ -34,8 +34,9 @@ func (t *Toolset) AddTool(fn any) *ToolBuilder {
 	return b
 }
 
-// Declared is called by generated code. It runs declare once, checks that it registered as many tools as the
-// generated code knows (n), and builds the tools once with build. Later calls return the same tools.
+// Declared runs declare once, checks that it registered as many tools as the generated code knows (n), and
+// builds the tools once with build. Later calls return the same tools. It is for generated code (see the package
+// doc).
 func (t *Toolset) Declared(name string, declare func(), n int, build func([]*ToolBuilder) ([]*Tool, error)) ([]*Tool, error) {
 	t.once.Do(func() {
 		t.chains = t.chains[:0]
