@@ -69,7 +69,7 @@ func TestFeedsBounded(t *testing.T) {
 // not a delta, a finish, and another message each close the event; ids follow one another after the base.
 func TestCoalescing(t *testing.T) {
 	is := is.New(t)
-	c := &conversationRun{h: &Host{}, st: &runState{}, store: memory.New(), settingsID: "t", id: "coalesced"}
+	c := &conversationRun{h: &Host{}, st: &runState{}, store: memory.New(), settingsID: "t", id: "coalesced", watches: newWatches()}
 	f := newRunFeed(c, 100)
 	say := func(parts ...chat.Part) chat.Update { return chat.Update{Role: chat.RoleAssistant, Parts: parts} }
 	for _, w := range []string{"Hello", " there", ","} {
