@@ -39,9 +39,10 @@ func callsModel(calls int) chat.Client {
 }
 
 // TestRoundTripsPerModelCall counts what runs of 1 and 3 model calls send to Postgres, with and without a budget:
-// in a conversation the budget adds one round trip per model call (its reservation, carrying the previous call's
-// settlement; the last settlement and the release of the run's place ride on the run's end), and without one a
-// round trip more at the end. The budget's spend is whole and the run's place free as the run returns.
+// the budget adds one round trip per model call. In a conversation that is each call's reservation, carrying the
+// previous call's settlement, while the last settlement and the release of the run's place ride on the run's end;
+// without one the end is a round trip of its own, and the first reservation rides on the settings read instead.
+// The budget's spend is whole and the run's place free as the run returns.
 func TestRoundTripsPerModelCall(t *testing.T) {
 	pg := streambench.OpenPostgres(t, nil)
 	limit := int64(1) << 40
