@@ -15,27 +15,6 @@ type uniqueCallIDs struct {
 	next chat.Client
 }
 
-// uniqueCalls returns parts with each tool call's id made unique by the ids of the call (made when the first call
-// is met: most updates are text), copying parts before the first change, which the caller's message may share.
-func uniqueCalls(parts []chat.Part, idsOf func() *callIDs) []chat.Part {
-	copied := false
-	for j, p := range parts {
-		c, ok := p.(chat.ToolCall)
-		if !ok {
-			continue
-		}
-		if id := idsOf().unique(c.ID); id != c.ID {
-			if !copied {
-				parts = append([]chat.Part(nil), parts...)
-				copied = true
-			}
-			c.ID = id
-			parts[j] = c
-		}
-	}
-	return parts
-}
-
 func (u *uniqueCallIDs) Respond(ctx context.Context, msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
 	resp, err := u.next.Respond(ctx, msgs, opts)
 	if resp == nil {
@@ -43,7 +22,22 @@ func (u *uniqueCallIDs) Respond(ctx context.Context, msgs []chat.Message, opts *
 	}
 	ids := newCallIDs(msgs)
 	for i := range resp.Messages {
-		resp.Messages[i].Parts = uniqueCalls(resp.Messages[i].Parts, func() *callIDs { return ids })
+		parts := resp.Messages[i].Parts
+		copied := false
+		for j, p := range parts {
+			c, ok := p.(chat.ToolCall)
+			if !ok {
+				continue
+			}
+			if id := ids.unique(c.ID); id != c.ID {
+				if !copied {
+					parts = append([]chat.Part(nil), parts...)
+					resp.Messages[i].Parts, copied = parts, true
+				}
+				c.ID = id
+				parts[j] = c
+			}
+		}
 	}
 	return resp, err
 }
@@ -53,12 +47,24 @@ func (u *uniqueCallIDs) Stream(ctx context.Context, msgs []chat.Message, opts *c
 		var ids *callIDs // made at the first call: most updates are text
 		for up, err := range u.next.Stream(ctx, msgs, opts) {
 			if err == nil {
-				up.Parts = uniqueCalls(up.Parts, func() *callIDs {
+				copied := false
+				for j, p := range up.Parts {
+					c, ok := p.(chat.ToolCall)
+					if !ok {
+						continue
+					}
 					if ids == nil {
 						ids = newCallIDs(msgs)
 					}
-					return ids
-				})
+					if id := ids.unique(c.ID); id != c.ID {
+						if !copied {
+							up.Parts = append([]chat.Part(nil), up.Parts...)
+							copied = true
+						}
+						c.ID = id
+						up.Parts[j] = c
+					}
+				}
 			}
 			if !yield(up, err) || err != nil {
 				return
