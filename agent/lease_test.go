@@ -53,11 +53,14 @@ func TestLeaseRenewedMidRun(t *testing.T) {
 		// outlasts it two and a half times.
 		const ttl = 2 * time.Second
 		stop := make(chan struct{})
-		var won func() int
+		won := -1
 		slow := func(msgs []chat.Message, opts *chat.Options) (*chat.Response, error) {
-			won = tryClaims(t, s, "renewed", stop)
+			claims := tryClaims(t, s, "renewed", stop)
 			time.Sleep(5 * ttl / 2)
 			close(stop)
+			// Counted before the call returns: every attempt was made while the run held the conversation, not
+			// after it released it.
+			won = claims()
 			return say("done")(msgs, opts)
 		}
 		m := script(slow, say("again"))
@@ -65,7 +68,7 @@ func TestLeaseRenewedMidRun(t *testing.T) {
 		res, err := h.Run(t.Context(), agent.Text("take your time"), agent.SettingsID(tenant), agent.Conversation("renewed"))
 		is.NoErr(err)
 		is.Equal(res.Messages[len(res.Messages)-1].Text(), "done")
-		is.Equal(won(), 0) // no claim succeeded while the run held the conversation
+		is.Equal(won, 0) // no claim succeeded while the run held the conversation
 		// The conversation is free after the run, and the next run continues it.
 		res, err = h.Run(t.Context(), agent.Text("again"), agent.SettingsID(tenant), agent.Conversation("renewed"))
 		is.NoErr(err)

@@ -40,6 +40,18 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.conversationState(r.Context(), host, p.SettingsID, id); err != nil {
 		return err
 	}
+	if after == storage.WatchFromNow {
+		// "From now" is now, before the stream is accepted below, not whenever the watch reads the head: a run
+		// that starts after the client was told the stream is accepted, and ends before the watch gets going,
+		// numbers its events after this head, and the watch still hands them out.
+		rng, err := h.opts.Store.EventRange(r.Context(), p.SettingsID, id)
+		switch {
+		case err == nil:
+			after = rng.Head
+		case !errors.Is(err, storage.ErrNotFound):
+			return err
+		}
+	}
 	// A watcher that stops reading is cut off at its first write past the deadline, which ends the watch.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
