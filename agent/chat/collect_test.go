@@ -3,6 +3,7 @@ package chat_test
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"testing"
 
@@ -54,13 +55,7 @@ func TestCollectJoinsReasoning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			resp, err := chat.Collect(func(yield func(chat.Update, error) bool) {
-				for _, u := range tt.updates {
-					if !yield(u, nil) {
-						return
-					}
-				}
-			})
+			resp, err := chat.Collect(stream(tt.updates, nil))
 			is.NoErr(err)
 			is.Equal(len(resp.Messages), 1)
 			is.Equal(resp.Messages[0].Parts, tt.want)
@@ -135,16 +130,7 @@ func TestCollectJoinsText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			resp, err := chat.Collect(func(yield func(chat.Update, error) bool) {
-				for _, u := range tt.updates {
-					if !yield(u, nil) {
-						return
-					}
-				}
-				if tt.err != nil {
-					yield(chat.Update{}, tt.err)
-				}
-			})
+			resp, err := chat.Collect(stream(tt.updates, tt.err))
 			is.Equal(err, tt.err)
 			is.Equal(resp.Messages, tt.want)
 		})
@@ -265,5 +251,19 @@ func BenchmarkCollect(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// stream yields updates, then end if it is not nil, as a model's stream would.
+func stream(updates []chat.Update, end error) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		for _, u := range updates {
+			if !yield(u, nil) {
+				return
+			}
+		}
+		if end != nil {
+			yield(chat.Update{}, end)
+		}
 	}
 }
