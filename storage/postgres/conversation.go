@@ -27,7 +27,7 @@ VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 microsecond')
 ON CONFLICT (settings_id, conversation_id) DO UPDATE
 SET lease_owner = excluded.lease_owner, lease_token = excluded.lease_token, lease_expires_at = excluded.lease_expires_at
 WHERE c.lease_expires_at IS NULL OR c.lease_expires_at <= now()
-RETURNING lease_expires_at, ` + eventHead + `, ` + watchedBy
+RETURNING lease_expires_at, ` + eventHead + `, ` + watchedBy + `, steering_queued > 0`
 
 	qRenew = `UPDATE conversations SET lease_expires_at = now() + $4::bigint * interval '1 microsecond'
 WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND lease_expires_at > now()
@@ -62,12 +62,15 @@ WHERE settings_id = $1 AND conversation_id = $2 AND last_seq = 0 AND lease_token
 )
 `
 	// leaseRelease gives the lease up in the same update when $14 is true
-	// (AppendRelease); the lease columns are not indexed, so the update
-	// stays HOT.
+	// (AppendRelease) and no steering input is queued, keeping the run's
+	// last event id $15 (as qRelease does). Queued input is stored before
+	// the release, by qMoveRelease after this statement. The lease columns
+	// are not indexed, so the update stays HOT when nothing else moves.
 	leaseRelease = `,
-	    lease_owner = CASE WHEN $14::boolean THEN NULL ELSE lease_owner END,
-	    lease_token = CASE WHEN $14::boolean THEN NULL ELSE lease_token END,
-	    lease_expires_at = CASE WHEN $14::boolean THEN NULL ELSE lease_expires_at END`
+	    lease_owner = CASE WHEN $14::boolean AND steering_queued = 0 THEN NULL ELSE lease_owner END,
+	    lease_token = CASE WHEN $14::boolean AND steering_queued = 0 THEN NULL ELSE lease_token END,
+	    lease_expires_at = CASE WHEN $14::boolean AND steering_queued = 0 THEN NULL ELSE lease_expires_at END,
+	    event_head = CASE WHEN $14::boolean AND steering_queued = 0 THEN greatest(event_head, $15::bigint) ELSE event_head END`
 	// qAppendOne is the common case, one entry, with scalar parameters.
 	qAppendOne = leaseCTE + `INSERT INTO conversation_entries
 	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
@@ -132,21 +135,21 @@ func (s *Store) Claim(ctx context.Context, settingsID, conversationID, owner str
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := claimBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
-	// Input queued under an expired claim goes into the conversation now,
-	// for this run to load.
-	queueMove(b, c, false, storage.Entry{})
+	queued := false
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if err := br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched); err != nil {
-			return err
-		}
-		_, err := readMoved(br)
-		return err
+		return br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched, &queued)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storage.Claim{}, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
 	}
 	if err != nil {
 		return storage.Claim{}, wrap("claim", err)
+	}
+	if queued {
+		// Input queued under an expired claim goes into the conversation now, for this run to load.
+		if _, err := s.takeQueued(ctx, c); err != nil {
+			return storage.Claim{}, err
+		}
 	}
 	c.ExpiresAt = c.ExpiresAt.UTC()
 	return c, nil
@@ -257,18 +260,13 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 	}
 
 	b := tenantBatch(c.SettingsID)
-	if release {
-		// Releasing stores the queued steering input after the entries, as Release does; the lock orders this
-		// batch after every Steer that saw the lease live (see qLockLease).
-		b.Queue(qLockLease, c.SettingsID, c.ConversationID, c.Token, true)
-	}
 	n := int64(len(out))
-	// The lease is given up by qRelease, after the queued steering input is stored: never by the append itself.
-	const releaseInAppend = false
+	// With release, the append gives the lease up itself unless steering input is queued; qMoveRelease, after it,
+	// then stores that input and releases.
 	if len(out) == 1 {
 		e := out[0]
 		b.Queue(qAppendOne, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches, releaseInAppend)
+			string(e.Type), e.RunID, e.Agent, e.Author, optionalTime(e.Time), string(e.Data), touches, release, c.EventHead)
 	} else {
 		types, runs, agents, authors, datas := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		times := make([]pgtype.Timestamptz, n)
@@ -277,22 +275,16 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 			times[i] = optionalTime(e.Time)
 		}
 		b.Queue(qAppendMany, c.SettingsID, c.ConversationID, c.Token, n, lastSummary, firstSeq,
-			types, runs, agents, authors, times, datas, touches, releaseInAppend)
+			types, runs, agents, authors, times, datas, touches, release, c.EventHead)
 	}
 	for _, e := range ends {
 		queueBudgetEnd(b, c, e)
 	}
 	if release {
-		queueMove(b, c, true, storage.Entry{})
-		b.Queue(qRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead)
+		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, storage.EntrySteering.Touches())
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if release {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
-		}
 		var err error
 		if got, err = readAppended(br, out); err != nil {
 			return err
@@ -303,9 +295,6 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 			}
 		}
 		if release {
-			if _, err := readMoved(br); err != nil {
-				return err
-			}
 			if _, err := br.Exec(); err != nil {
 				return err
 			}

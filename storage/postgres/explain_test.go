@@ -86,8 +86,10 @@ func TestQueryPlans(t *testing.T) {
 		{"ReadMany", qReadMany, []any{sid, []string{conv, "conv-43"}, []int64{0, 0}, []int32{256, 256}}, "conversation_events_pkey"},
 		{"PublishMany", qPublishMany, []any{sid, []string{conv, "conv-43"}, []int64{1, 1}, [][]byte{{}, {}}}, "conversations_pkey"},
 		{"Renew", qRenew, []any{sid, conv, "tok", int64(60e6)}, "conversations_pkey"},
-		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false, false}, "conversations_pkey"},
-		{"AppendRelease", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", true, true}, "conversations_pkey"},
+		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false, false, int64(7)}, "conversations_pkey"},
+		{"AppendRelease", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", true, true, int64(7)}, "conversations_pkey"},
+		{"MoveRelease", qMoveRelease, []any{sid, conv, "tok", int64(7), true}, "conversations_pkey"},
+		{"Steer", qSteer, []any{sid, conv, "{}", "channel", "header"}, "conversations_pkey"},
 		{"RenewMany", qRenewMany, []any{sid, renewIDs, renewTokens, int64(60e6)}, "Index Scan"}, // either index of the tenant's rows, by the table's size
 		{"LoadClaimed", qLoadClaimed, []any{sid, conv, "tok"}, "conversation_entries_pkey"},
 		{"GetSettings", qGetSettings, []any{sid, "kind-7"}, "settings_documents_pkey"},

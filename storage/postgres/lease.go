@@ -220,23 +220,18 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
 	b := claimBatch(settingsID)
 	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
-	// As Claim does: input queued under an expired claim goes into the conversation, before the load reads it.
-	queueMove(b, c, false, storage.Entry{})
 	b.Queue(qLoadClaimed, settingsID, conversationID, c.Token)
 	for _, k := range kinds {
 		b.Queue(qGetSettings, settingsID, k)
 	}
 	var out storage.Claimed
 	var corrupt error
-	claimed := false
+	claimed, queued := false, false
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
-		if err := br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched); err != nil {
+		if err := br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched, &queued); err != nil {
 			return err
 		}
 		claimed = true
-		if _, err := readMoved(br); err != nil {
-			return err
-		}
 		var err error
 		if out.Entries, corrupt, err = readEntries(br, conversationID); err != nil {
 			return err
@@ -267,6 +262,14 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	}
 	c.ExpiresAt = c.ExpiresAt.UTC()
 	out.Claim = c
+	if queued {
+		// As Claim does: input queued under an expired claim goes into the conversation, after what was loaded.
+		moved, err := s.takeQueued(ctx, c)
+		if err != nil {
+			return storage.Claimed{}, err
+		}
+		out.Entries = append(out.Entries, moved...)
+	}
 	if corrupt != nil {
 		return out, corrupt
 	}

@@ -15,14 +15,16 @@ import (
 
 const (
 	// qSteer queues steering input only while the conversation's lease is
-	// live. FOR SHARE holds the lease row until the input commits, so a
-	// Release or TakeSteering that locks the row waits for it and then sees
-	// it; one that locked first makes Steer wait and check the lease again.
-	// The notification, sent at commit, names the row and nothing else.
+	// live, and counts it on the conversation's row (steering_queued). The
+	// update holds the row until the input commits, so a release, a
+	// TakeSteering or a run's last store that updates or locks the row waits
+	// for it and then sees it; one that holds the row first makes Steer wait
+	// and check the lease again. The notification, sent at commit, names the
+	// row and nothing else.
 	qSteer = `WITH live AS (
-	SELECT settings_id, conversation_id FROM conversations
+	UPDATE conversations SET steering_queued = steering_queued + 1
 	WHERE settings_id = $1 AND conversation_id = $2 AND lease_token IS NOT NULL AND lease_expires_at > now()
-	FOR SHARE
+	RETURNING settings_id, conversation_id
 ), queued AS (
 	INSERT INTO conversation_steering (settings_id, conversation_id, data)
 	SELECT settings_id, conversation_id, $3::jsonb FROM live
@@ -41,6 +43,8 @@ FOR UPDATE`
 	// expired) into conversation_entries, numbered after the last entry, in
 	// the order it was queued, stamped with run $5, agent $6 and author $7.
 	// Nothing is deleted unless the lease is there to number the entries.
+	// It runs with the row locked (qLockLease, a claim, SteerTx's lock), so
+	// what it moves is all there is: the count starts again from nothing.
 	qMoveSteering = `WITH moved AS (
 	DELETE FROM conversation_steering q
 	WHERE q.settings_id = $1 AND q.conversation_id = $2
@@ -52,10 +56,12 @@ FOR UPDATE`
 ), lease AS (
 	UPDATE conversations
 	SET last_seq = last_seq + n.count,
-	    created_at = CASE WHEN last_seq = 0 THEN now() ELSE created_at END,
-	    updated_at = CASE WHEN $8::boolean OR last_seq = 0 THEN now() ELSE updated_at END
+	    steering_queued = 0,
+	    created_at = CASE WHEN last_seq = 0 AND n.count > 0 THEN now() ELSE created_at END,
+	    updated_at = CASE WHEN n.count > 0 AND ($8::boolean OR last_seq = 0) THEN now() ELSE updated_at END
 	FROM n
-	WHERE settings_id = $1 AND conversation_id = $2 AND n.count > 0
+	WHERE settings_id = $1 AND conversation_id = $2 AND (n.count > 0 OR steering_queued <> 0)
+	  AND lease_token = $3 AND ($4::boolean OR lease_expires_at > now())
 	RETURNING last_seq - n.count AS base
 )
 INSERT INTO conversation_entries
@@ -63,6 +69,41 @@ INSERT INTO conversation_entries
 SELECT $1, $2, lease.base + m.ord, 'steering', $5, $6, $7, now(), ` + entryVersion + `, m.data
 FROM lease, (SELECT data, row_number() OVER (ORDER BY id) AS ord FROM moved) m
 RETURNING seq, created_at, data`
+
+	// qMoveRelease ends a run's last store (appendEntries with release),
+	// after the append that gave the lease up unless steering input was
+	// queued: then it moves that input into conversation_entries, as
+	// qMoveSteering does, and gives the lease $3 up, keeping the run's last
+	// event id $4 (qRelease). When the append released the lease it matches
+	// no row and costs an index probe. The append updated the row, so every
+	// Steer it counted has committed before this statement's snapshot, and
+	// none can queue more; when the append stored nothing (the lease had
+	// expired), a Steer still in flight may commit after that snapshot, so
+	// the count drops by what was moved, not to nothing, and the next claim
+	// moves the rest.
+	qMoveRelease = `WITH moved AS (
+	DELETE FROM conversation_steering q
+	WHERE q.settings_id = $1 AND q.conversation_id = $2
+	  AND EXISTS (SELECT 1 FROM conversations WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3)
+	RETURNING q.id, q.data
+), n AS (
+	SELECT count(*) AS count FROM moved
+), lease AS (
+	UPDATE conversations
+	SET last_seq = last_seq + n.count,
+	    steering_queued = greatest(steering_queued - n.count, 0),
+	    created_at = CASE WHEN last_seq = 0 AND n.count > 0 THEN now() ELSE created_at END,
+	    updated_at = CASE WHEN n.count > 0 AND ($5::boolean OR last_seq = 0) THEN now() ELSE updated_at END,
+	    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
+	    event_head = greatest(event_head, $4::bigint)
+	FROM n
+	WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3
+	RETURNING last_seq - n.count AS base
+)
+INSERT INTO conversation_entries
+	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
+SELECT $1, $2, lease.base + m.ord, 'steering', '', '', 'user', now(), ` + entryVersion + `, m.data
+FROM lease, (SELECT data, row_number() OVER (ORDER BY id) AS ord FROM moved) m`
 
 	qDeleteSteering = `DELETE FROM conversation_steering WHERE settings_id = $1 AND conversation_id = $2`
 )
@@ -95,6 +136,18 @@ func readMoved(br pgx.BatchResults) ([]storage.Entry, error) {
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// takeQueued moves the steering input queued under an expired claim into the conversation just claimed by c, in
+// a transaction after the claim's: the claim read that some was queued, which is rare (a run that ended without
+// its release). Should the move fail, the claim is given up, so that the input stays queued for the next claim.
+func (s *Store) takeQueued(ctx context.Context, c storage.Claim) ([]storage.Entry, error) {
+	moved, err := s.TakeSteering(ctx, c, storage.Entry{})
+	if err != nil {
+		_ = s.Release(context.WithoutCancel(ctx), c)
+		return nil, err
+	}
+	return moved, nil
 }
 
 // Steer implements [storage.ConversationStore].

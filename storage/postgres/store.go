@@ -185,9 +185,10 @@ func tenantBatch(settingsID string) *pgx.Batch {
 // alone): taking a claim. A durable commit is the dearest part of a write on
 // the database's side; a run's claim is followed by the durable store of its
 // start and input, whose flush covers the claim too, WAL being written in
-// order. Should the database crash in between, the claim and the steering
-// input it moved are undone together, as if never taken: the input is queued
-// again, and the run's next store finds the claim lost and stores nothing.
+// order. Should the database crash in between, the claim is undone, as if
+// never taken, and the run's next store finds the claim lost and stores
+// nothing. (Steering input queued under an expired claim is moved by a
+// transaction of its own, durable, after the claim: see takeQueued.)
 const setTenantNoFlush = `SELECT set_config('typeshift.settings_id', $1, true), set_config('synchronous_commit', 'off', true)`
 
 // claimBatch returns a batch that starts by naming the tenant and commits
