@@ -63,8 +63,8 @@ func TestSteerRacesRelease(t *testing.T) {
 			}
 		}
 		is.Equal(types[:2], []storage.EntryType{storage.EntryInput, storage.EntryRunEnd}) // the run's entries first
-		is.Equal(len(steered), len(accepted))                                           // every accepted input stored once
-		is.Equal(steered, accepted) // in the order it was queued (jsonb writes {"n": 0} as it was sent)
+		is.Equal(len(steered), len(accepted))                                             // every accepted input stored once
+		is.Equal(steered, accepted)                                                       // in the order it was queued (jsonb writes {"n": 0} as it was sent)
 
 		var queuedRows, count int64
 		err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
