@@ -58,6 +58,11 @@ type Options struct {
 	// may change through the settings route; nil means DefaultOperatorSettings, and an empty list none. A tenant
 	// that tries answers 403.
 	OperatorSettings []string
+	// EvalCase, when set, serves GET /conversations/{id}/eval-case: it makes an eval case of the stored entries of
+	// the tenant's conversation, as a case file holds it. Set it to evalhttp.Case (package agent/eval/evalhttp); nil
+	// answers that route 404. It is a function, not a route of this package's own, so that a server links package
+	// eval (test tooling: it imports testing and the OpenTelemetry SDK) only when it asks for cases.
+	EvalCase func(ctx context.Context, entries []storage.Entry, req CaseRequest) ([]byte, error)
 	// Background, when set, serves the tenant's background runs (GET /background/{id}, POST
 	// /background/{id}/cancel); nil answers those routes 404.
 	Background *background.Manager
@@ -192,6 +197,7 @@ func (h *Handler) routes() {
 	h.handle("POST /conversations/{id}/runs", h.postRun, true)
 	h.handle("POST /conversations/{id}/steering", h.postSteering, true)
 	h.handle("GET /conversations/{id}/events", h.watch, true)
+	h.handle("GET /conversations/{id}/eval-case", h.getEvalCase, true)
 	h.handle("GET /budget", h.getBudget, true)
 	h.handle("PUT /budget", h.putBudget, true)
 	h.handle("GET /background/{id}", h.getBackground, true)

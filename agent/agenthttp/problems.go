@@ -45,6 +45,7 @@ const (
 	ProblemOperatorOnly          = "operator-only"
 	ProblemBudgetExceeded        = "budget-exceeded"
 	ProblemTooManyRuns           = "too-many-runs"
+	ProblemNoTurn                = "no-turn"
 	ProblemInternal              = "internal"
 )
 
@@ -163,6 +164,9 @@ func problemFor(err error) Problem {
 			p.ResetAt = &reset
 		}
 		return p
+	case errors.Is(err, ErrNoTurn):
+		return Problem{Status: http.StatusConflict, Type: ProblemNoTurn,
+			Detail: "the conversation has no turn to make a case of: a user's message with text that the model answered"}
 	case errors.Is(err, storage.ErrNotFound):
 		return Problem{Status: http.StatusNotFound, Type: ProblemNotFound, Detail: "no such resource"}
 	case errors.Is(err, storage.ErrConversationBusy):

@@ -18,7 +18,7 @@ import (
 // that does not exist, and nothing of the other tenant changes.
 func TestOtherTenant(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
-		e := newEnv(t, s)
+		e := newEnv(t, s, withEvalCases)
 		res := e.create(tokenA, "close 4711") // tenant A's conversation, with an open request
 		id, request := res.ConversationID, res.Pending[0].ID
 		entries := e.entries(tenantA, id)
@@ -45,6 +45,7 @@ func TestOtherTenant(t *testing.T) {
 			{name: "steering a live run", method: "POST", path: "/conversations/%s/steering", body: map[string]any{"text": "stop"}, conv: live},
 			{name: "steering", method: "POST", path: "/conversations/%s/steering", body: map[string]any{"text": "stop"}, conv: id},
 			{name: "watch", method: "GET", path: "/conversations/%s/events", conv: live},
+			{name: "eval case", method: "GET", path: "/conversations/%s/eval-case", conv: id},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				is := is.New(t)

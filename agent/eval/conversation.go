@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
-// ErrNoTurn is returned by [FromMessages] for a conversation without a user's message with text.
-var ErrNoTurn = errors.New("eval: the conversation has no user message with text")
+// ErrNoTurn is wrapped by the error of [FromMessages] for a conversation without a turn to make a case of: no
+// user's message with text, or none the model answered (its run failed, or is still going).
+var ErrNoTurn = errors.New("eval: the conversation has no turn to make a case of")
 
 // referenceThreshold is the response_match_score a case made from a conversation asks for by default: ADK's
 // default for the same metric, since a model rarely repeats an answer word for word.
@@ -21,7 +24,8 @@ const referenceThreshold = 0.8
 // message with text is the input and the messages before it the history; the tool calls the model made after it
 // are the trajectory (exact, with their arguments), the calls that waited for approval the approvals (answered
 // as the conversation answered them, when it went on), and the final answer the reference answer, to be matched
-// at 0.8 (see [Answer.Reference]). It fails with [ErrNoTurn] when there is no such message.
+// at 0.8 (see [Answer.Reference]). It fails with [ErrNoTurn] when there is no such message, or when no message
+// of the model follows it.
 func FromMessages(msgs []chat.Message) (*Case, error) {
 	at := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -31,7 +35,10 @@ func FromMessages(msgs []chat.Message) (*Case, error) {
 		}
 	}
 	if at < 0 {
-		return nil, ErrNoTurn
+		return nil, fmt.Errorf("%w: no user message with text", ErrNoTurn)
+	}
+	if !slices.ContainsFunc(msgs[at+1:], func(m chat.Message) bool { return m.Role == chat.RoleAssistant }) {
+		return nil, fmt.Errorf("%w: the model has not answered the user's last message", ErrNoTurn)
 	}
 	c := &Case{History: msgs[:at:at]}
 	if len(c.History) == 0 {
@@ -115,6 +122,34 @@ func FromConversation(ctx context.Context, host *agent.Host, settingsID, convers
 	}
 	c.SettingsID = settingsID
 	return c, nil
+}
+
+// FromEntries makes a case (see [FromMessages]) of a conversation's stored entries, as a store's LoadAll returns
+// them or the HTTP API's GET /conversations/{id} lists them: the messages of its input, responses, tool results,
+// steering and approval requests, from its last summary on. Unlike the history a run continues from, they keep
+// the approval requests that were answered, so the case waits for them and answers them as the conversation did.
+func FromEntries(entries []storage.Entry) (*Case, error) {
+	var msgs []chat.Message
+	for i, e := range entries {
+		switch e.Type {
+		case storage.EntryInput, storage.EntryResponse, storage.EntryToolResults, storage.EntrySteering,
+			storage.EntryApprovalRequests:
+			m, err := chat.UnmarshalMessages(e.Data)
+			if err != nil {
+				return nil, fmt.Errorf("eval: entry %d (%s): %w", i+1, e.Type, err)
+			}
+			msgs = append(msgs, m...)
+		case storage.EntrySummary:
+			var d struct {
+				Messages []chat.Message `json:"messages"`
+			}
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				return nil, fmt.Errorf("eval: entry %d (summary): %w", i+1, err)
+			}
+			msgs = d.Messages
+		}
+	}
+	return FromMessages(msgs)
 }
 
 func onlyText(m chat.Message) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/cassette"
+	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/eval"
 	"github.com/typeshift-go/typeshift/agent/openai"
 	ticketsx "github.com/typeshift-go/typeshift/examples/tickets"
@@ -266,4 +267,34 @@ func TestFromMessagesApproval(t *testing.T) {
 
 	_, err = eval.FromMessages(nil)
 	is.True(errors.Is(err, eval.ErrNoTurn))
+}
+
+// A conversation makes a case only of a turn the model answered: a question alone, whose run failed or still
+// goes on, is no turn, nor is a conversation without a question.
+func TestFromMessagesNoTurn(t *testing.T) {
+	user := chat.Message{Role: chat.RoleUser, Parts: []chat.Part{chat.Text{Text: "Is ticket 4711 open?"}}}
+	answer := chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "It is."}}}
+	for _, tc := range []struct {
+		name string
+		msgs []chat.Message
+		want string // "" when a case is made
+	}{
+		{"empty", nil, "no user message with text"},
+		{"the model alone", []chat.Message{answer}, "no user message with text"},
+		{"a question unanswered", []chat.Message{user}, "the model has not answered"},
+		{"an earlier turn, the last unanswered", []chat.Message{user, answer, user}, "the model has not answered"},
+		{"an answered turn", []chat.Message{user, answer}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			c, err := eval.FromMessages(tc.msgs)
+			if tc.want == "" {
+				is.NoErr(err)
+				is.Equal(c.Expect.Answer.Reference, "It is.")
+				return
+			}
+			is.True(errors.Is(err, eval.ErrNoTurn))
+			is.True(strings.Contains(err.Error(), tc.want))
+		})
+	}
 }

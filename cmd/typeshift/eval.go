@@ -319,11 +319,7 @@ func evalCase(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(data) > maxConversation {
 		return fmt.Errorf("eval case: the conversation is larger than %d MiB", maxConversation>>20)
 	}
-	msgs, err := readMessages(data)
-	if err != nil {
-		return fmt.Errorf("eval case: %w", err)
-	}
-	c, err := eval.FromMessages(msgs)
+	c, err := readCase(data)
 	if err != nil {
 		return fmt.Errorf("eval case: %w", err)
 	}
@@ -336,9 +332,9 @@ func evalCase(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return err
 }
 
-// readMessages reads a conversation's messages: an array in chat.Message's JSON form, an object holding one
-// under "messages", or the HTTP API's conversation (GET /conversations/{id}), whose "entries" hold them.
-func readMessages(data []byte) ([]chat.Message, error) {
+// readCase makes a case of a conversation: an array of messages in chat.Message's JSON form, an object holding
+// one under "messages", or the HTTP API's conversation (GET /conversations/{id}), whose "entries" hold them.
+func readCase(data []byte) (*eval.Case, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) > 0 && data[0] == '{' {
 		var doc struct {
@@ -352,45 +348,20 @@ func readMessages(data []byte) ([]chat.Message, error) {
 			return nil, fmt.Errorf("the conversation is not JSON messages: %w", err)
 		}
 		if doc.Entries != nil {
-			return entryMessages(doc.Entries)
+			entries := make([]storage.Entry, len(doc.Entries))
+			for i, e := range doc.Entries {
+				entries[i] = storage.Entry{Type: storage.EntryType(e.Type), Data: e.Data}
+			}
+			return eval.FromEntries(entries)
 		}
 		if doc.Messages == nil {
 			return nil, errors.New(`the object has no "messages" and no "entries"`)
 		}
-		return doc.Messages, nil
+		return eval.FromMessages(doc.Messages)
 	}
 	var msgs []chat.Message
 	if err := json.Unmarshal(data, &msgs); err != nil {
 		return nil, fmt.Errorf("the conversation is not JSON messages: %w", err)
 	}
-	return msgs, nil
-}
-
-// entryMessages reads the messages of a conversation's stored entries: those of its input, responses, tool
-// results, steering and approval requests, from its last summary on.
-func entryMessages(entries []struct {
-	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
-}) ([]chat.Message, error) {
-	var msgs []chat.Message
-	for i, e := range entries {
-		switch storage.EntryType(e.Type) {
-		case storage.EntryInput, storage.EntryResponse, storage.EntryToolResults, storage.EntrySteering,
-			storage.EntryApprovalRequests:
-			m, err := chat.UnmarshalMessages(e.Data)
-			if err != nil {
-				return nil, fmt.Errorf("entry %d (%s): %w", i+1, e.Type, err)
-			}
-			msgs = append(msgs, m...)
-		case storage.EntrySummary:
-			var d struct {
-				Messages []chat.Message `json:"messages"`
-			}
-			if err := json.Unmarshal(e.Data, &d); err != nil {
-				return nil, fmt.Errorf("entry %d (summary): %w", i+1, err)
-			}
-			msgs = d.Messages
-		}
-	}
-	return msgs, nil
+	return eval.FromMessages(msgs)
 }

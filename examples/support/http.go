@@ -13,6 +13,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/agenthttp/devui"
+	"github.com/typeshift-go/typeshift/agent/eval/evalhttp"
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -63,6 +64,9 @@ func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error
 		Authenticate: demoAuthenticate,
 		Descriptions: map[string]string{"Support": "Answers questions about support tickets and closes them with your approval."},
 		Logger:       logger,
+		// Eval cases of the demo's conversations (GET /api/conversations/{id}/eval-case, and the dev UI's "Save as
+		// eval case"): a development server's choice, since it links package eval.
+		EvalCase: evalhttp.Case,
 	})
 	if err != nil {
 		ln.Close()
@@ -72,7 +76,7 @@ func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api))
 	// The dev UI, for this demo: a production handler mounts it only where developers reach it, if at all.
-	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: demoTenantHeader})))
+	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: demoTenantHeader, EvalCases: true})))
 	mux.Handle("GET /{$}", http.RedirectHandler("/dev/", http.StatusFound))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(out, "Serving the support agent on http://%s/api/ (the OpenAPI document: /api/openapi.json).\n", ln.Addr())

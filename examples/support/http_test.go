@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
+	"github.com/typeshift-go/typeshift/agent/eval"
 )
 
 // TestServeHTTP serves the API as -http does, on the memory store and the offline model, and runs the approval
@@ -70,10 +72,26 @@ func TestServeHTTP(t *testing.T) {
 	is.True(strings.Contains(ui.Header.Get("Content-Security-Policy"), "default-src 'self'"))
 	cfg, err := http.Get("http://" + ln.Addr().String() + "/dev/config.json")
 	is.NoErr(err)
-	var c map[string]string
+	var c map[string]any
 	is.NoErr(json.NewDecoder(cfg.Body).Decode(&c))
 	cfg.Body.Close()
-	is.Equal(c, map[string]string{"api": "/api", "tenant_header": demoTenantHeader})
+	is.Equal(c, map[string]any{"api": "/api", "tenant_header": demoTenantHeader, "eval_cases": true})
+
+	// The closed ticket's conversation, saved as an eval case: the demo tenant's, with the approval it waited on.
+	r, _ := http.NewRequest("GET", base+"/conversations/"+id+"/eval-case?name=close_4711", nil)
+	r.Header.Set(demoTenantHeader, "demo")
+	saved, err := http.DefaultClient.Do(r)
+	is.NoErr(err)
+	data, err := io.ReadAll(saved.Body)
+	saved.Body.Close()
+	is.NoErr(err)
+	is.Equal(saved.StatusCode, http.StatusOK)
+	is.Equal(saved.Header.Get("Content-Disposition"), "attachment; filename=close_4711.json")
+	made, err := eval.ParseCase(data)
+	is.NoErr(err)
+	is.Equal(made.SettingsID, "demo")
+	is.Equal(*made.Expect.Approvals, []string{"close_ticket"})
+	is.Equal(made.Expect.Answer.Reference, "Ticket 4711 is closed.")
 }
 
 func TestServeHTTPLoopbackOnly(t *testing.T) {

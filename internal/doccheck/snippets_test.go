@@ -64,6 +64,7 @@ var known = map[string]string{
 	"analysis":    "github.com/typeshift-go/typeshift/analysis",
 	"agenthttp":   "github.com/typeshift-go/typeshift/agent/agenthttp",
 	"devui":       "github.com/typeshift-go/typeshift/agent/agenthttp/devui",
+	"evalhttp":    "github.com/typeshift-go/typeshift/agent/eval/evalhttp",
 	"unitchecker": "golang.org/x/tools/go/analysis/unitchecker",
 }
 

@@ -67,10 +67,7 @@ func TestSteerRacesRelease(t *testing.T) {
 		is.Equal(steered, accepted)                                                       // in the order it was queued (jsonb writes {"n": 0} as it was sent)
 
 		var queuedRows, count int64
-		err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "SELECT set_config('typeshift.settings_id', $1, true)", sid); err != nil {
-				return err
-			}
+		err = s.TenantTx(ctx, sid, func(tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM conversation_steering WHERE conversation_id = $1),
 	steering_queued FROM conversations WHERE conversation_id = $1`, id).Scan(&queuedRows, &count)
 		})

@@ -8,7 +8,8 @@
 //	mux.Handle("/api/", http.StripPrefix("/api", api))
 //	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api"})))
 //
-// The page can do what any client of the API can, and no more: it has no route of its own besides its files.
+// The page can do what any client of the API can, and no more: it has no route of its own besides its files. With
+// Options.EvalCases it saves a conversation as an eval case, through the API's GET /conversations/{id}/eval-case.
 // See docs/dev-ui.md.
 package devui
 
@@ -31,6 +32,10 @@ type Options struct {
 	// in, for an API whose authentication reads the tenant from that header (agenthttp's DevelopmentTenantHeader
 	// or a demo's own). Empty means the UI sends no header of its own, and the browser's cookies authenticate it.
 	TenantHeader string
+	// EvalCases shows "Save as eval case" on a conversation, which downloads the case the API makes of it (GET
+	// /conversations/{id}/eval-case): set it when the API's agenthttp.Options.EvalCase is set
+	// (evalhttp.Case). False hides the action.
+	EvalCases bool
 }
 
 // contentSecurityPolicy allows the page only its own origin: scripts and styles come from its files (no inline
@@ -47,7 +52,8 @@ func Handler(opts Options) http.Handler {
 			http.Error(w, "the dev UI's files are missing", http.StatusInternalServerError)
 		})
 	}
-	config, _ := json.Marshal(map[string]string{"api": strings.TrimSuffix(opts.API, "/"), "tenant_header": opts.TenantHeader})
+	config, _ := json.Marshal(map[string]any{"api": strings.TrimSuffix(opts.API, "/"), "tenant_header": opts.TenantHeader,
+		"eval_cases": opts.EvalCases})
 	fileServer := http.FileServerFS(static)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()

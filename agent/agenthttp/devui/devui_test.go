@@ -43,9 +43,9 @@ func TestHeaders(t *testing.T) {
 		}
 		is.True(!strings.Contains(csp, "unsafe")) // no 'unsafe-inline', no 'unsafe-eval'
 		if tc.path == "/config.json" {
-			var c map[string]string
+			var c map[string]any
 			is.NoErr(json.Unmarshal(body, &c))
-			is.Equal(c, map[string]string{"api": "/api", "tenant_header": "X-Demo-Tenant"})
+			is.Equal(c, map[string]any{"api": "/api", "tenant_header": "X-Demo-Tenant", "eval_cases": false})
 		}
 	}
 	resp, err := http.Post(srv.URL+"/", "application/json", strings.NewReader("{}"))

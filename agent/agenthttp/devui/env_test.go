@@ -23,6 +23,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/eval/evalhttp"
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
@@ -209,7 +210,7 @@ func newEnv(t *testing.T, store storage.Store) *env {
 	e.cut.next = e.api(store)
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", e.cut))
-	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: tenantHeader})))
+	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: tenantHeader, EvalCases: true})))
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		e.model.free()
@@ -241,6 +242,7 @@ func (e *env) api(store storage.Store) http.Handler {
 		Store:                   store,
 		DevelopmentTenantHeader: tenantHeader,
 		Descriptions:            map[string]string{"Desk": "Answers questions about support tickets."},
+		EvalCase:                evalhttp.Case,
 		Logger:                  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ const state = {
   running: false,
   watch: null, // {abort: AbortController}
   settings: null, // {form, etag}
+  evalCases: false, // the API makes eval cases of conversations
 };
 
 const transcript = new Transcript($('transcript'));
@@ -129,6 +130,7 @@ async function openConversation(id) {
   $('chat-heading').textContent = id ? 'Conversation ' + shortID(id) : 'New conversation';
   $('delete-conversation').hidden = !id;
   $('reload-conversation').hidden = !id;
+  $('save-eval-case').hidden = !id || !state.evalCases;
   for (const b of document.querySelectorAll('#conversation-list button')) {
     if (b.dataset.id === id) b.setAttribute('aria-current', 'true');
     else b.removeAttribute('aria-current');
@@ -173,6 +175,29 @@ async function deleteConversation() {
     banner('Deleted conversation ' + shortID(id) + '.', 'notice');
   } catch (err) {
     banner(problemText(err));
+  }
+}
+
+// saveEvalCase downloads the case the API makes of the open conversation's last turn, as the file the API names.
+async function saveEvalCase() {
+  const id = state.conversation;
+  if (!id) return;
+  try {
+    const resp = await api.request('/conversations/' + encodeURIComponent(id) + '/eval-case');
+    if (!resp.ok) throw await api.fail(resp);
+    const disposition = resp.headers.get('Content-Disposition') || '';
+    const m = /filename="?([^";]+)"?/.exec(disposition);
+    const file = m ? m[1] : 'eval-case.json';
+    const url = URL.createObjectURL(new Blob([await resp.text()], { type: 'application/json' }));
+    const a = el('a', { href: url, download: file, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    document.body.dataset.savedCase = file;
+    banner('Saved the last turn as eval case ' + file + ': put it in your cases directory and edit its expectations.', 'notice');
+  } catch (err) {
+    banner('Not saved as an eval case: ' + problemText(err));
   }
 }
 
@@ -381,6 +406,7 @@ async function run(input) {
       history.replaceState(null, '', '#c=' + conversation);
       $('delete-conversation').hidden = false;
       $('reload-conversation').hidden = false;
+      $('save-eval-case').hidden = !state.evalCases;
     }
     const live = new Live();
     for await (const ev of api.events(resp)) live.handle(ev);
@@ -552,6 +578,7 @@ async function saveSettings(ev) {
 async function main() {
   const cfg = await (await fetch('config.json', { cache: 'no-store' })).json();
   api.configure(cfg);
+  state.evalCases = cfg.eval_cases === true;
   if (cfg.tenant_header) {
     const q = new URLSearchParams(location.search).get('tenant');
     const t = q || localStorage.getItem('typeshift.tenant') || 'demo';
@@ -574,6 +601,7 @@ async function main() {
   listen($('refresh-conversations'), 'click', () => loadConversations());
   listen($('reload-conversation'), 'click', () => openConversation(state.conversation));
   listen($('delete-conversation'), 'click', () => deleteConversation());
+  listen($('save-eval-case'), 'click', () => saveEvalCase());
   listen($('composer'), 'submit', send);
   listen($('steer'), 'click', steer);
   listen($('message'), 'keydown', (ev) => {
