@@ -203,6 +203,9 @@ func sizeOf(u chat.Update) int {
 			n += 64 + len(p.Name) + len(p.Arguments)
 		case chat.ToolResult:
 			n += 64 + len(p.Result)
+			for _, f := range p.Files {
+				n += 64 + len(f.Data) + len(f.URL)
+			}
 		default:
 			n += 128
 		}

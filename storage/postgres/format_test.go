@@ -18,8 +18,8 @@ const formatV1Response = `[{"role":"assistant","author_name":"support","parts":[
 	`{"type":"tool_call","id":"call_1","name":"get_ticket","arguments":{"number":4711}},` +
 	`{"type":"usage","input_tokens":10,"output_tokens":5,"total_tokens":15}]}]`
 
-// TestEntryFormatVersions checks that entries keep the new message parts under the current format version and
-// that entries written under version 1 still load and decode.
+// TestEntryFormatVersions checks that entries keep the new message parts (a tool result's images too) under the
+// current format version and that entries written under version 1 still load and decode.
 func TestEntryFormatVersions(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -34,6 +34,8 @@ func TestEntryFormatVersions(t *testing.T) {
 			chat.Text{Text: "A printer."},
 			chat.UsagePart{Usage: chat.Usage{InputTokens: 100, OutputTokens: 20, TotalTokens: 120, CacheReadTokens: 80, CacheWriteTokens: 10, ReasoningTokens: 12}},
 		}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`"chart\n[image image/png, 6 bytes]"`),
+			Files: []chat.File{{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 0xff}}}}}},
 	}
 	data, err := chat.MarshalMessages(msgs)
 	is.NoErr(err)
@@ -67,6 +69,7 @@ func TestEntryFormatVersions(t *testing.T) {
 	is.Equal(got[1].Parts[0], chat.Part(chat.Reasoning{Provider: "anthropic", Text: "A picture.", Signature: "EqQBCkYIBxgC"}))
 	is.Equal(got[1].Parts[1].(chat.Reasoning).Encrypted, "EmwKAhgBEgy3va3pzix")
 	is.Equal(got[1].Parts[3].(chat.UsagePart).Usage.CacheReadTokens, int64(80))
+	is.Equal(got[2].Parts[0].(chat.ToolResult).Files, []chat.File{{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 0xff}}}) // a tool's image, through jsonb
 
 	old, err := chat.UnmarshalMessages(entries[1].Data)
 	is.NoErr(err) // version 1 data decodes
