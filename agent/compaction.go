@@ -296,7 +296,7 @@ func (c *compactor) clearOldest(msgs []chat.Message, other, size int) ([]chat.Me
 				continue
 			}
 			clearable--
-			if isCleared(r) || len(r.Result)+len(r.Error) <= len(clearedResult) {
+			if isCleared(r) || len(r.Result)+len(r.Error)+len(r.Files)*fileBytes <= len(clearedResult) {
 				continue // nothing to gain
 			}
 			if !copied {
@@ -306,7 +306,7 @@ func (c *compactor) clearOldest(msgs []chat.Message, other, size int) ([]chat.Me
 				parts = append([]chat.Part(nil), m.Parts...)
 			}
 			cr := clearResult(r)
-			size += len(cr.Result) + len(cr.Error) - len(r.Result) - len(r.Error)
+			size += len(cr.Result) + len(cr.Error) - len(r.Result) - len(r.Error) - len(r.Files)*fileBytes
 			parts[j] = cr
 			if c.cleared == nil {
 				c.cleared = make(map[string]bool)
@@ -501,6 +501,14 @@ func (c *compactor) hash(msgs []chat.Message) uint64 {
 				h.Write(p.Result)
 				h.WriteByte(0)
 				h.WriteString(p.Error)
+				for _, f := range p.Files {
+					h.WriteByte('f')
+					h.WriteString(f.MediaType)
+					h.WriteByte(0)
+					h.WriteString(f.URL)
+					h.WriteByte(0)
+					h.Write(f.Data)
+				}
 			case chat.Raw:
 				h.WriteByte('w')
 				h.Write(p.Data)
@@ -551,7 +559,7 @@ func messageBytes(m chat.Message) int {
 		case chat.ToolCall:
 			n += len(p.ID) + len(p.Name) + len(p.Arguments)
 		case chat.ToolResult:
-			n += len(p.CallID) + len(p.Result) + len(p.Error)
+			n += len(p.CallID) + len(p.Result) + len(p.Error) + len(p.Files)*fileBytes
 		case chat.Raw:
 			n += len(p.Data)
 		case chat.Reasoning:

@@ -148,7 +148,9 @@ const (
 	envCrashChild  = "TYPESHIFT_CRASH_CHILD"
 	envCrashSchema = "TYPESHIFT_CRASH_SCHEMA"
 	envCrashAnswer = "TYPESHIFT_CRASH_ANSWER"
-	crashLease     = 300 * time.Millisecond
+	// crashLease is the child's lease: short, since the next run waits for it to expire, and long enough that a
+	// loaded machine (the whole suite in parallel) does not starve its renewals (every third of it).
+	crashLease = time.Second
 )
 
 var crashSteps = []string{"close", "model", "search", "model"}
@@ -246,13 +248,14 @@ func TestConversationCrash(t *testing.T) {
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			is.NoErr(cmd.Start())
-			var reached []string
+			var reached, said []string // the steps, and the rest the child wrote: its test's output
 			out := bufio.NewScanner(stdout)
 			killed := false
 			for out.Scan() {
 				line := out.Text()
 				s, ok := strings.CutPrefix(line, "step ")
 				if !ok {
+					said = append(said, line)
 					continue
 				}
 				reached = append(reached, s)
@@ -265,7 +268,7 @@ func TestConversationCrash(t *testing.T) {
 			}
 			err = cmd.Wait()
 			if !killed && err != nil {
-				t.Fatalf("child: %v\n%s", err, stderr.String())
+				t.Fatalf("child: %v\n%s%s", err, strings.Join(said, "\n"), stderr.String())
 			}
 			is.Equal(len(reached), min(k+1, len(crashSteps)))
 			before, err := store.LoadAll(ctx, tenant, "crash")

@@ -83,8 +83,9 @@ type Config struct {
 	// HideToolErrors sends the model `tool "x" failed` instead of a failing tool's error message. Retry requests
 	// and argument errors are always shown: they are written for the model.
 	HideToolErrors bool
-	// MaxResultBytes caps the JSON of one tool result; a longer result is cut and the model told so. Zero means
-	// 64 KiB; negative means no cap.
+	// MaxResultBytes caps the JSON of one tool result; a longer result is cut and the model told so. The images
+	// of a toolset.Content result count against it by their size in base64, after its text: one that would pass
+	// it is left out, the model told so. Zero means 64 KiB; negative means no cap.
 	MaxResultBytes int
 	// ToolTimeout bounds each tool call. A tool still running when it passes is abandoned and the model told it
 	// timed out. Zero means no bound beyond the run's context.

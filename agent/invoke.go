@@ -1,13 +1,16 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -109,10 +112,77 @@ func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.T
 	if err != nil {
 		return storableResult(chat.ToolResult{CallID: call.ID, Error: r.h.errorText(ctx, tool, err)}), err
 	}
-	if c, ok := toolset.ParseContent(res); ok { // images and audio reach the model as a line each, not as base64
-		res = tooljson.AppendString(nil, c.Text())
+	if c, ok := toolset.ParseContent(res); ok { // the model reads its text; its images go beside it, never as base64
+		text, files := r.h.contentResult(c)
+		return storableResult(chat.ToolResult{CallID: call.ID, Result: r.h.capResult(tooljson.AppendString(nil, text)), Files: files}), nil
 	}
 	return storableResult(chat.ToolResult{CallID: call.ID, Result: r.h.capResult(res)}), nil
+}
+
+// contentResult splits a Content result into the text the model reads ([toolset.Content.Text]: a line such as
+// "[image image/png, 5120 bytes]" where each image, clip or resource stood) and the images sent beside it. An
+// image goes with the result when it is a PNG, JPEG, GIF or WebP image whose bytes are one (a provider refuses a
+// whole request for an image whose bytes are not what its type says) and when its base64 still fits the result's
+// cap, Config.MaxResultBytes, after the text and the images before it. In place of any other, the model reads a
+// line saying why it is not shown.
+func (h *Host) contentResult(c toolset.Content) (string, []chat.File) {
+	limit := h.resultLimit()
+	budget := limit - len(tooljson.AppendString(nil, c.Text()))
+	var files []chat.File
+	parts := c.Parts
+	for i, p := range c.Parts {
+		if p.Type != toolset.ContentImage {
+			continue
+		}
+		mt, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(p.MediaType)), ";")
+		mt = strings.TrimSpace(mt)
+		size := base64.StdEncoding.EncodedLen(len(p.Data))
+		var why string
+		switch format, known := imageFormats[mt]; {
+		case !known:
+			why = "a model is given PNG, JPEG, GIF and WebP images only"
+		case !format.is(p.Data):
+			why = "its bytes are not a " + format.name + " image"
+		case limit >= 0 && size > budget:
+			why = "it would take the result past its limit of " + strconv.Itoa(limit) + " bytes"
+		}
+		if why == "" {
+			budget -= size
+			files = append(files, chat.File{MediaType: mt, Data: p.Data})
+			continue
+		}
+		if &parts[0] == &c.Parts[0] {
+			parts = slices.Clone(c.Parts)
+		}
+		parts[i] = toolset.TextPart("[image " + p.MediaType + ", " + strconv.Itoa(len(p.Data)) + " bytes, not shown: " + why + "]")
+	}
+	return toolset.Content{Parts: parts}.Text(), files
+}
+
+// imageFormat is an image format a tool's result may send the model: its name and how its bytes begin.
+type imageFormat struct {
+	name string
+	is   func(b []byte) bool
+}
+
+// imageFormats are the formats every provider takes as an image, by media type.
+var imageFormats = map[string]imageFormat{
+	"image/png":  {"PNG", func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) }},
+	"image/jpeg": {"JPEG", func(b []byte) bool { return bytes.HasPrefix(b, []byte("\xff\xd8\xff")) }},
+	"image/gif": {"GIF", func(b []byte) bool {
+		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
+	}},
+	"image/webp": {"WebP", func(b []byte) bool {
+		return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
+	}},
+}
+
+// resultLimit is the cap on one tool result's bytes, Config.MaxResultBytes; negative means none.
+func (h *Host) resultLimit() int {
+	if h.cfg.MaxResultBytes == 0 {
+		return defaultMaxResult
+	}
+	return h.cfg.MaxResultBytes
 }
 
 // inheritance is what a sub-agent's run inherits from this run: a copy of its standing approvals (approvals the
@@ -157,10 +227,7 @@ func (h *Host) logger() *slog.Logger {
 // capResult cuts a result longer than the host's cap. The cut result is a JSON string holding the start of the
 // original and a note, so the model knows it is incomplete.
 func (h *Host) capResult(res json.RawMessage) json.RawMessage {
-	limit := h.cfg.MaxResultBytes
-	if limit == 0 {
-		limit = defaultMaxResult
-	}
+	limit := h.resultLimit()
 	if limit < 0 || len(res) <= limit {
 		return res
 	}

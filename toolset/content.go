@@ -10,7 +10,8 @@ import (
 // Content is a tool result made of parts that are not all JSON data: text, images, audio, resources and links to
 // resources, in order. A tool method returns it (or *Content) like any other result, and the generator writes its
 // schema and encoder as for any struct. Served over MCP (package agent/mcp), each part becomes the MCP content of
-// its kind; in a run the model reads [Content.Text].
+// its kind; in a run the model reads [Content.Text], and is shown its images beside it where its provider takes
+// them (docs/providers.md).
 //
 //	func (t *Charts) Render(ctx context.Context, in RenderInput) (toolset.Content, error) {
 //		png, err := t.draw(ctx, in)
@@ -214,7 +215,7 @@ func parsePart(d *tooljson.Decoder) (ContentPart, bool) {
 // Text is what a model reads of c: its text parts and text resources, and a line in brackets for each image,
 // audio clip, binary resource and link, such as "[image image/png, 5120 bytes]", so that it knows they were
 // there; one line per part. A run gives the model this text, since a model reads a tool's result as text and
-// base64 would spend its context on bytes it cannot see.
+// base64 would spend its context on bytes it cannot see; the images go beside it, as images.
 func (c Content) Text() string {
 	var b []byte
 	for i, p := range c.Parts {

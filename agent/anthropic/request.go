@@ -200,6 +200,9 @@ func (b *builder) add(m chat.Message) error {
 			if text != "" {
 				blk.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: text}}}
 			}
+			for _, f := range part.Files {
+				blk.Content = append(blk.Content, toolResultFile(f))
+			}
 			if isErr {
 				blk.IsError = param.NewOpt(true)
 			}
@@ -285,6 +288,24 @@ func fileBlock(f chat.File) (sdk.ContentBlockParamUnion, error) {
 		return blk, nil
 	}
 	return sdk.ContentBlockParamUnion{}, fmt.Errorf("%s: file %q of type %q: Claude takes JPEG, PNG, GIF and WebP images, PDF and plain text documents", ProviderName, f.Name, f.MediaType)
+}
+
+// notShown says why a tool result's file is not shown to Claude.
+const notShown = "Claude takes JPEG, PNG, GIF and WebP images in a tool result"
+
+// toolResultFile returns an image a tool returned as an image block of its tool_result, after the result's
+// text; in place of a file Claude does not take there, a text block naming it.
+func toolResultFile(f chat.File) sdk.ToolResultBlockParamContentUnion {
+	if f.IsImage() {
+		if len(f.Data) == 0 {
+			return sdk.ToolResultBlockParamContentUnion{OfImage: sdk.NewImageBlock(sdk.URLImageSourceParam{URL: f.URL}).OfImage}
+		}
+		switch f.MediaType {
+		case "image/jpeg", "image/png", "image/gif", "image/webp":
+			return sdk.ToolResultBlockParamContentUnion{OfImage: sdk.NewImageBlockBase64(f.MediaType, base64.StdEncoding.EncodeToString(f.Data)).OfImage}
+		}
+	}
+	return sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: f.NotShown(notShown)}}
 }
 
 // schemaCache keeps each tool schema as the SDK's input schema: a run offers the same tools on every round.

@@ -180,3 +180,43 @@ func TestSchemaRefused(t *testing.T) {
 type schemaAgent struct{ agent.Agent }
 
 func (a *schemaAgent) Declare() { a.WithInstructions("You test schemas.") }
+
+// TestToolResultImages checks a tool result's files in its tool_result block: after the result's text, an image
+// by its bytes or its URL as an image block; in place of a file Claude does not take there, a text block naming
+// it, so that the request is still sent.
+func TestToolResultImages(t *testing.T) {
+	is := is.New(t)
+	c, body := capture(t)
+	msgs := []chat.Message{
+		chat.UserText("Draw it."),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "toolu_1", Name: "chart", Arguments: json.RawMessage(`{}`)}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "toolu_1", Result: json.RawMessage(`"Sales"`), Files: []chat.File{
+			{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")},
+			{URL: "https://example.com/c.webp"},
+			{MediaType: "image/svg+xml", Data: []byte("<svg/>")},
+			{MediaType: "application/pdf", Data: []byte("%PDF")},
+		}}}},
+	}
+	_, err := c.Respond(t.Context(), msgs, nil)
+	is.NoErr(err)
+	var req struct {
+		Messages []struct {
+			Content []struct {
+				Type    string          `json:"type"`
+				Content json.RawMessage `json:"content"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	is.NoErr(json.Unmarshal(*body, &req))
+	is.Equal(len(req.Messages), 3)
+	blk := req.Messages[2].Content[0]
+	is.Equal(blk.Type, "tool_result")
+	var content []map[string]any
+	is.NoErr(json.Unmarshal(blk.Content, &content))
+	got, _ := json.Marshal(content) // keys sorted
+	is.Equal(string(got), `[{"text":"\"Sales\"","type":"text"},`+
+		`{"source":{"data":"iVBORw0KGgo=","media_type":"image/png","type":"base64"},"type":"image"},`+
+		`{"source":{"type":"url","url":"https://example.com/c.webp"},"type":"image"},`+
+		`{"text":"[image image/svg+xml, 6 bytes, not shown: Claude takes JPEG, PNG, GIF and WebP images in a tool result]","type":"text"},`+
+		`{"text":"[file application/pdf, 4 bytes, not shown: Claude takes JPEG, PNG, GIF and WebP images in a tool result]","type":"text"}]`)
+}

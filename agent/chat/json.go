@@ -20,8 +20,9 @@ var ErrUnknownPart = errors.New("unknown part type")
 //	  {"type":"tool_call","id":"call_1","name":"get_ticket","arguments":{"number":4711}}]}
 //
 // Each part carries a "type" discriminator: text, file, reasoning, tool_call, tool_result, approval_request,
-// approval_answer, usage or raw. A file's bytes are base64 in "bytes". Arguments, results and raw data are embedded as JSON when they are valid JSON; a model's malformed
-// arguments are kept verbatim in a "*_text" field instead, so that nothing stored is lost or rewritten.
+// approval_answer, usage or raw. A file's bytes are base64 in "bytes"; a tool result's files are a list of file
+// parts in "files". Arguments, results and raw data are embedded as JSON when they are valid JSON; a model's
+// malformed arguments are kept verbatim in a "*_text" field instead, so that nothing stored is lost or rewritten.
 type wireMessage struct {
 	Role       Role       `json:"role"`
 	AuthorName string     `json:"author_name,omitempty"`
@@ -42,6 +43,7 @@ type wirePart struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	ResultText *string         `json:"result_text,omitempty"`
 	Error      string          `json:"error,omitempty"`
+	Files      []wirePart      `json:"files,omitempty"`
 
 	Call   *wirePart `json:"call,omitempty"`
 	ToolID string    `json:"tool_id,omitempty"`
@@ -133,7 +135,7 @@ func encodePart(p Part) (wirePart, error) {
 	case ToolCall:
 		return encodeCall(p), nil
 	case ToolResult:
-		w := wirePart{Type: "tool_result", CallID: p.CallID, Error: p.Error}
+		w := wirePart{Type: "tool_result", CallID: p.CallID, Error: p.Error, Files: encodeFiles(p.Files)}
 		w.Result, w.ResultText = embed(p.Result)
 		return w, nil
 	case ApprovalRequest:
@@ -147,7 +149,7 @@ func encodePart(p Part) (wirePart, error) {
 		}
 		return wirePart{Type: "approval_answer", RequestID: p.RequestID, Approved: p.Approved, Reason: p.Reason, Always: always}, nil
 	case File:
-		return wirePart{Type: "file", Name: p.Name, MediaType: p.MediaType, Bytes: p.Data, URL: p.URL}, nil
+		return encodeFile(p), nil
 	case Reasoning:
 		return wirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature}, nil
 	case UsagePart:
@@ -165,6 +167,38 @@ func encodePart(p Part) (wirePart, error) {
 	}
 }
 
+func encodeFile(f File) wirePart {
+	return wirePart{Type: "file", Name: f.Name, MediaType: f.MediaType, Bytes: f.Data, URL: f.URL}
+}
+
+// encodeFiles returns a tool result's files as file parts; none is nil, which leaves "files" out.
+func encodeFiles(fs []File) []wirePart {
+	if len(fs) == 0 {
+		return nil
+	}
+	ws := make([]wirePart, len(fs))
+	for i, f := range fs {
+		ws[i] = encodeFile(f)
+	}
+	return ws
+}
+
+// decodeFiles returns a tool result's files, each of which must be a file part.
+func decodeFiles(ws []wirePart) ([]File, error) {
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	fs := make([]File, len(ws))
+	for i := range ws {
+		w := &ws[i]
+		if w.Type != "file" {
+			return nil, fmt.Errorf("tool_result file %d: a part of type %q, not file", i, w.Type)
+		}
+		fs[i] = File{Name: w.Name, MediaType: w.MediaType, Data: w.Bytes, URL: w.URL}
+	}
+	return fs, nil
+}
+
 func encodeCall(c ToolCall) wirePart {
 	w := wirePart{Type: "tool_call", ID: c.ID, Name: c.Name}
 	w.Arguments, w.ArgumentsText = embed(c.Arguments)
@@ -178,7 +212,11 @@ func decodePart(w *wirePart) (Part, error) {
 	case "tool_call":
 		return decodeCall(w), nil
 	case "tool_result":
-		return ToolResult{CallID: w.CallID, Result: unembed(w.Result, w.ResultText), Error: w.Error}, nil
+		files, err := decodeFiles(w.Files)
+		if err != nil {
+			return nil, err
+		}
+		return ToolResult{CallID: w.CallID, Result: unembed(w.Result, w.ResultText), Error: w.Error, Files: files}, nil
 	case "approval_request":
 		if w.Call == nil {
 			return nil, errors.New("approval_request without a call")
@@ -288,7 +326,7 @@ func (m *Message) unmarshalSlow(data []byte) error {
 var (
 	messageKeys = []string{"role", "author_name", "parts"}
 	partKeys    = []string{"type", "text", "id", "name", "arguments", "arguments_text", "call_id", "result",
-		"result_text", "error", "call", "tool_id", "request_id", "approved", "reason", "always", "input_tokens",
+		"result_text", "error", "files", "call", "tool_id", "request_id", "approved", "reason", "always", "input_tokens",
 		"output_tokens", "total_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "provider",
 		"data", "data_text", "media_type", "bytes", "url", "encrypted", "signature"}
 )
@@ -446,6 +484,21 @@ func decodeWirePart(d *tooljson.Decoder, w *wirePart) bool {
 		case "error":
 			bit = 1 << 9
 			readString(d, &w.Error)
+		case "files":
+			bit = 1 << 30
+			if d.Null() {
+				break
+			}
+			if !d.Array() {
+				return false
+			}
+			for d.Elem() {
+				var f wirePart
+				if !decodeWirePart(d, &f) {
+					return false
+				}
+				w.Files = append(w.Files, f)
+			}
 		case "call":
 			bit = 1 << 10
 			if !d.Null() {
@@ -601,7 +654,11 @@ func decodePartFast(w *wirePart) (Part, error) {
 	case "tool_call":
 		return ToolCall{ID: w.ID, Name: w.Name, Arguments: unembedOwned(w.Arguments, w.ArgumentsText)}, nil
 	case "tool_result":
-		return ToolResult{CallID: w.CallID, Result: unembedOwned(w.Result, w.ResultText), Error: w.Error}, nil
+		files, err := decodeFiles(w.Files)
+		if err != nil {
+			return nil, err
+		}
+		return ToolResult{CallID: w.CallID, Result: unembedOwned(w.Result, w.ResultText), Error: w.Error, Files: files}, nil
 	case "approval_request":
 		if w.Call == nil {
 			return nil, errors.New("approval_request without a call")
@@ -632,6 +689,9 @@ func messageSize(m *Message) int {
 			n += 64 + len(p.ID) + len(p.Name) + len(p.Arguments)
 		case ToolResult:
 			n += 64 + len(p.CallID) + len(p.Result) + len(p.Error)
+			for _, f := range p.Files {
+				n += 64 + len(f.MediaType) + len(f.Name) + len(f.URL) + base64.StdEncoding.EncodedLen(len(f.Data))
+			}
 		case ApprovalRequest:
 			n += 128 + len(p.ID) + len(p.ToolID) + len(p.Call.ID) + len(p.Call.Name) + len(p.Call.Arguments)
 		case Raw:
@@ -682,6 +742,16 @@ func appendWirePart(b []byte, w *wirePart) []byte {
 	b = appendRawField(b, `,"result":`, w.Result)
 	b = appendTextField(b, `,"result_text":`, w.ResultText)
 	b = appendStringField(b, `,"error":`, w.Error)
+	if len(w.Files) > 0 {
+		b = append(b, `,"files":[`...)
+		for i := range w.Files {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendWirePart(b, &w.Files[i])
+		}
+		b = append(b, ']')
+	}
 	if w.Call != nil {
 		b = append(b, `,"call":`...)
 		b = appendWirePart(b, w.Call)

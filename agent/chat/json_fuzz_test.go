@@ -34,6 +34,7 @@ type refWirePart struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	ResultText *string         `json:"result_text,omitempty"`
 	Error      string          `json:"error,omitempty"`
+	Files      []refWirePart   `json:"files,omitempty"`
 
 	Call   *refWirePart `json:"call,omitempty"`
 	ToolID string       `json:"tool_id,omitempty"`
@@ -130,6 +131,9 @@ func refEncodePart(p chat.Part) (refWirePart, error) {
 		return refEncodeCall(p), nil
 	case chat.ToolResult:
 		w := refWirePart{Type: "tool_result", CallID: p.CallID, Error: p.Error}
+		for _, f := range p.Files {
+			w.Files = append(w.Files, refWirePart{Type: "file", Name: f.Name, MediaType: f.MediaType, Bytes: f.Data, URL: f.URL})
+		}
 		w.Result, w.ResultText = refEmbed(p.Result)
 		return w, nil
 	case chat.ApprovalRequest:
@@ -174,7 +178,14 @@ func refDecodePart(w *refWirePart) (chat.Part, error) {
 	case "tool_call":
 		return refDecodeCall(w), nil
 	case "tool_result":
-		return chat.ToolResult{CallID: w.CallID, Result: refUnembed(w.Result, w.ResultText), Error: w.Error}, nil
+		var files []chat.File
+		for i, f := range w.Files {
+			if f.Type != "file" {
+				return nil, fmt.Errorf("tool_result file %d: a part of type %q, not file", i, f.Type)
+			}
+			files = append(files, chat.File{Name: f.Name, MediaType: f.MediaType, Data: f.Bytes, URL: f.URL})
+		}
+		return chat.ToolResult{CallID: w.CallID, Result: refUnembed(w.Result, w.ResultText), Error: w.Error, Files: files}, nil
 	case "approval_request":
 		if w.Call == nil {
 			return nil, errors.New("approval_request without a call")

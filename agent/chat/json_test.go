@@ -39,6 +39,8 @@ func allParts() []chat.Message {
 		{Role: chat.RoleTool, Parts: []chat.Part{
 			chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`{"title":"Printer"}`)},
 			chat.ToolResult{CallID: "call_2", Error: "argument number: unexpected end of JSON"},
+			chat.ToolResult{CallID: "call_3", Result: json.RawMessage(`"Sales by month\n[image image/png, 10 bytes]"`),
+				Files: []chat.File{{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\xff")}, {MediaType: "image/webp", URL: "https://example.com/w.webp", Name: "w.webp"}}},
 		}},
 		{Role: chat.RoleAssistant, Parts: []chat.Part{
 			chat.ApprovalRequest{ID: "apr_1", ToolID: "example.com/tickets.Tickets.close_ticket",
@@ -90,6 +92,29 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 	is.True(img.IsImage())
 	is.True(got[4].Parts[2].(chat.File).IsImage())  // a URL without a type is an image
 	is.True(!got[4].Parts[3].(chat.File).IsImage()) // a PDF is not
+	// A tool result's images come back with it, in order.
+	res := got[5].Parts[2].(chat.ToolResult)
+	is.Equal(res.Files, msgs[5].Parts[2].(chat.ToolResult).Files)
+	is.Equal(string(res.Result), `"Sales by month\n[image image/png, 10 bytes]"`)
+}
+
+// TestToolResultFilesJSON checks the stored form of a tool result's images, and that a result stored before
+// they existed loads without any.
+func TestToolResultFilesJSON(t *testing.T) {
+	is := is.New(t)
+	m := chat.Message{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "c1", Result: json.RawMessage(`"chart"`),
+		Files: []chat.File{{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}}}}}}
+	data, err := json.Marshal(m)
+	is.NoErr(err)
+	is.Equal(string(data), `{"role":"tool","parts":[{"type":"tool_result","call_id":"c1","result":"chart","files":[{"type":"file","media_type":"image/png","bytes":"iVBORw=="}]}]}`)
+
+	var old chat.Message
+	is.NoErr(json.Unmarshal([]byte(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c1","result":"chart"}]}`), &old))
+	is.Equal(old.Parts[0], chat.Part(chat.ToolResult{CallID: "c1", Result: json.RawMessage(`"chart"`)}))
+
+	err = json.Unmarshal([]byte(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c1","files":[{"type":"text","text":"x"}]}]}`), &old)
+	is.True(err != nil) // a result's file must be a file part
+	is.True(strings.Contains(err.Error(), `tool_result file 0: a part of type "text", not file`))
 }
 
 func TestMessageJSONShape(t *testing.T) {
@@ -216,6 +241,18 @@ var decodeCases = []string{
 	`[{"role":"tool","parts":[{"type":"tool_call","arguments_text":null,"arguments":{"a": [1, 2 ]}}]}]`,
 	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","result":"x","error":null}]}]`,
 	`[{"role":"tool","parts":[{"type":"tool_result","result_text":"","result":[1]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","result":"x","files":[{"type":"file","media_type":"image/png","bytes":"iVBORw0KGgo="},{"type":"file","url":"https://x/y.png","name":"y"}]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":null}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":[]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":[null]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":[{"type":"text","text":"x"}]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":{}}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":[1]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","files":[{"type":"file","bytes":"not base64!"}]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","call_id":"c","Files":[{"type":"file","bytes":"iVBORw=="}]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","files":[{"type":"file"}],"files":[{"type":"file","url":"u"}]}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_result","files":[{"type":"file","files":[{"type":"text"}]}]}]}]`,
+	`[{"role":"user","parts":[{"type":"file","files":[{"type":"file","bytes":"iVBORw=="}]}]}]`,
 	`[{"role":"user","parts":[{"type":"image","url":"x"}]}]`,
 	`[{"role":"user","parts":[{"text":"x"}]}]`,
 	`[{"role":"user","parts":[null]}]`,

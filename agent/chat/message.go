@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -92,6 +93,20 @@ func (f File) IsImage() bool {
 	return strings.HasPrefix(f.MediaType, "image/") || (f.MediaType == "" && f.URL != "")
 }
 
+// NotShown returns the line a model reads in place of f when a provider cannot show it, saying why, such as
+// "[image image/svg+xml, 512 bytes, not shown: Claude takes JPEG, PNG, GIF and WebP images in a tool result]".
+func (f File) NotShown(why string) string {
+	kind := "file"
+	if f.IsImage() {
+		kind = "image"
+	}
+	what := f.URL
+	if len(f.Data) > 0 || f.URL == "" {
+		what = f.MediaType + ", " + strconv.Itoa(len(f.Data)) + " bytes"
+	}
+	return "[" + kind + " " + what + ", not shown: " + why + "]"
+}
+
 // Reasoning is the model's reasoning before its answer, as the provider returned it: readable text (the
 // reasoning itself or a summary), an encrypted or redacted form, or both, with the signature the provider
 // checks when it is sent back. Providers send a Reasoning part back only to the provider named in Provider
@@ -128,6 +143,11 @@ type ToolResult struct {
 	Result json.RawMessage
 	// Error is the message the model reads when the call failed, was rejected or could not run.
 	Error string
+	// Files are the images the tool returned beside Result, in order: the tool loop sets them from the image
+	// parts of a [toolset.Content] result, whose text (Result) holds a line such as "[image image/png, 5120
+	// bytes]" where each stood. A provider sends each image it takes with the result, as an image; in place of
+	// one it cannot take, the model reads a line naming it and why (docs/providers.md says which, per provider).
+	Files []File
 }
 
 // ApprovalRequest asks the application to approve a call before it runs.

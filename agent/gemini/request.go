@@ -200,7 +200,19 @@ func convert(m chat.Message, names map[string]string) (content, results *genai.C
 			if strings.HasPrefix(id, callPrefix) {
 				id = ""
 			}
-			responses = append(responses, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: id, Name: names[part.CallID], Response: resp}})
+			fr := &genai.FunctionResponse{ID: id, Name: names[part.CallID], Response: resp}
+			var notShown []string
+			for _, f := range part.Files {
+				if p := responsePart(f); p != nil {
+					fr.Parts = append(fr.Parts, p)
+				} else {
+					notShown = append(notShown, f.NotShown("Gemini takes PNG, JPEG and WebP images in a function response"))
+				}
+			}
+			if notShown != nil {
+				resp["not_shown"] = notShown
+			}
+			responses = append(responses, &genai.Part{FunctionResponse: fr})
 		case chat.File:
 			p, err := filePart(part)
 			if err != nil {
@@ -219,6 +231,26 @@ func convert(m chat.Message, names map[string]string) (content, results *genai.C
 		results = &genai.Content{Role: genai.RoleUser, Parts: responses}
 	}
 	return content, results, nil
+}
+
+// responsePart returns an image a tool returned as a part of its function response (a multimodal function
+// response: the bytes inline, or a URL as file data), or nil for a file Gemini does not take there.
+func responsePart(f chat.File) *genai.FunctionResponsePart {
+	if !f.IsImage() {
+		return nil
+	}
+	if len(f.Data) == 0 {
+		p, err := filePart(f)
+		if err != nil {
+			return nil
+		}
+		return genai.NewFunctionResponsePartFromURI(p.FileData.FileURI, p.FileData.MIMEType)
+	}
+	switch f.MediaType {
+	case "image/png", "image/jpeg", "image/webp":
+		return &genai.FunctionResponsePart{InlineData: &genai.FunctionResponseBlob{MIMEType: f.MediaType, Data: f.Data}}
+	}
+	return nil
 }
 
 // filePart returns an image or a document: its bytes inline, or its URL (an https URL, or a file the Files API

@@ -135,7 +135,8 @@ func TestHostPlanMode(t *testing.T) {
 
 // TestContentRoundTrip serves the generated toolset whose results are images, audio and resources, offers it
 // back through an MCP client, and checks both ends: the client's tool returns the same parts, bytes included, so
-// a served proxy passes them on; a run's model reads a line for each image instead of its base64.
+// a served proxy passes them on; a run's model reads a line for each image instead of its base64, and is given
+// the image itself beside the result.
 func TestContentRoundTrip(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
@@ -173,4 +174,5 @@ func TestContentRoundTrip(t *testing.T) {
 	_, err = h.Run(ctx, agent.Text("show me"))
 	is.NoErr(err)
 	is.Equal(string(m.results()["1"].Result), fmt.Sprintf(`"[image image/png, %d bytes]"`, len(conformance.RedPixel)))
+	is.Equal(m.results()["1"].Files, []chat.File{{MediaType: "image/png", Data: conformance.RedPixel}})
 }

@@ -96,7 +96,7 @@ func objectArguments(args json.RawMessage) (json.RawMessage, error) {
 // server's text. Structured content, when present, is the result as JSON, being what the tool meant to return.
 // Content of text alone is the result as one JSON string, its parts joined by newlines; content with images,
 // audio or resources is a [toolset.Content], which keeps their bytes and which a run gives its model as
-// [toolset.Content.Text].
+// [toolset.Content.Text], with the images beside it.
 func (s *Server) result(name string, res *sdk.CallToolResult) (json.RawMessage, error) {
 	if res == nil {
 		return nil, fmt.Errorf("tool %q of MCP server %q returned no result", name, s.name)

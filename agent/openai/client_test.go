@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -559,4 +560,60 @@ func TestConnectionRefused(t *testing.T) {
 	is.True(!pe.Temporary())
 	is.True(!errors.Is(err, chat.ErrStreamCut)) // nothing had begun
 	is.True(!strings.Contains(err.Error(), testKey))
+}
+
+// TestToolImagesFollowTheToolMessages checks where Chat Completions gets a tool's images: in a user message after
+// the last tool message of a row (the API wants every call answered before any other message), one per row,
+// each image as a data URL after a line naming its call; a file the API does not take as an image is a line
+// naming it.
+func TestToolImagesFollowTheToolMessages(t *testing.T) {
+	is := is.New(t)
+	srv := openaitest.NewServer(openaitest.Reply{Text: "done"})
+	defer srv.Close()
+	png := []byte("\x89PNG\r\n\x1a\n")
+	msgs := []chat.Message{
+		chat.UserText("Draw both."),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.ToolCall{ID: "call_1", Name: "chart", Arguments: json.RawMessage(`{}`)},
+			chat.ToolCall{ID: "call_2", Name: "chart", Arguments: json.RawMessage(`{}`)},
+		}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`"one"`),
+			Files: []chat.File{{MediaType: "image/png", Data: png}}}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_2", Result: json.RawMessage(`"two"`),
+			Files: []chat.File{{MediaType: "image/bmp", Data: []byte("BM")}, {URL: "https://example.com/c.png"}}}}},
+		chat.UserText("And now?"),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "call_3", Name: "chart", Arguments: json.RawMessage(`{}`)}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_3", Result: json.RawMessage(`"three"`),
+			Files: []chat.File{{MediaType: "image/png", Data: png}}}}},
+	}
+	_, err := newClient(srv).Respond(context.Background(), msgs, nil)
+	is.NoErr(err)
+	var body struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	is.NoErr(json.Unmarshal(srv.Requests()[0].Body, &body))
+	data := "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+	want := []string{
+		`{"content":"Draw both.","role":"user"}`,
+		`{"role":"assistant","tool_calls":[{"id":"call_1","function":{"arguments":"{}","name":"chart"},"type":"function"},{"id":"call_2","function":{"arguments":"{}","name":"chart"},"type":"function"}]}`,
+		`{"content":"\"one\"","role":"tool","tool_call_id":"call_1"}`,
+		`{"content":"\"two\"","role":"tool","tool_call_id":"call_2"}`,
+		`{"content":[{"text":"Images from the result of tool call call_1:","type":"text"},{"image_url":{"url":"` + data + `"},"type":"image_url"},` +
+			`{"text":"Images from the result of tool call call_2:","type":"text"},{"text":"[image image/bmp, 2 bytes, not shown: OpenAI takes PNG, JPEG, WebP and GIF images]","type":"text"},` +
+			`{"image_url":{"url":"https://example.com/c.png"},"type":"image_url"}],"role":"user"}`,
+		`{"content":"And now?","role":"user"}`,
+		`{"role":"assistant","tool_calls":[{"id":"call_3","function":{"arguments":"{}","name":"chart"},"type":"function"}]}`,
+		`{"content":"\"three\"","role":"tool","tool_call_id":"call_3"}`,
+		`{"content":[{"text":"Images from the result of tool call call_3:","type":"text"},{"image_url":{"url":"` + data + `"},"type":"image_url"}],"role":"user"}`,
+	}
+	is.Equal(len(body.Messages), len(want))
+	sorted := func(raw string) string { // keys in order, whatever order the SDK writes them in
+		var v any
+		is.NoErr(json.Unmarshal([]byte(raw), &v))
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	for i := range want {
+		is.Equal(sorted(string(body.Messages[i])), sorted(want[i]))
+	}
 }

@@ -46,11 +46,24 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 	if opts.Instructions != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(opts.Instructions))
 	}
+	// Tool messages take text only: the images tools returned follow them in a user message, which comes
+	// after the last tool message of a row, since the API wants every call answered before anything else.
+	var images []sdk.ChatCompletionContentPartUnionParam
 	for _, m := range msgs {
+		n := len(p.Messages)
+		var more []sdk.ChatCompletionContentPartUnionParam
 		var err error
-		if p.Messages, err = appendMessage(p.Messages, m); err != nil {
+		if p.Messages, more, err = appendMessage(p.Messages, m); err != nil {
 			return p, nil, err
 		}
+		if len(images) > 0 && len(p.Messages) > n && p.Messages[n].OfTool == nil {
+			p.Messages = slices.Insert(p.Messages, n, toolImages(images))
+			images = nil
+		}
+		images = append(images, more...)
+	}
+	if len(images) > 0 {
+		p.Messages = append(p.Messages, toolImages(images))
 	}
 
 	if opts.Temperature != nil {
@@ -139,11 +152,13 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 }
 
 // appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call
-// ids, placed after the message itself so that they follow the calls they answer; a user's files become image
-// and file content parts; approval parts are the pipeline's business and usage is bookkeeping, so neither is
-// sent; reasoning is not sent either, since Chat Completions takes none back; a message left with nothing to say
-// is dropped.
-func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
+// ids, placed after the message itself so that they follow the calls they answer; the images of the results are
+// returned as content parts for a user message to follow (see toolImages); a user's files become image and file
+// content parts; approval parts are the pipeline's business and usage is bookkeeping, so neither is sent;
+// reasoning is not sent either, since Chat Completions takes none back; a message left with nothing to say is
+// dropped.
+func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, []sdk.ChatCompletionContentPartUnionParam, error) {
+	var images []sdk.ChatCompletionContentPartUnionParam
 	text := m.Text()
 	var calls []sdk.ChatCompletionMessageToolCallUnionParam
 	var results []sdk.ChatCompletionMessageParamUnion
@@ -156,11 +171,11 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([
 			}
 		case chat.File:
 			if m.Role != chat.RoleUser {
-				return out, fmt.Errorf("%s: a file in a %s message: Chat Completions takes files from the user only", ProviderName, m.Role)
+				return out, nil, fmt.Errorf("%s: a file in a %s message: Chat Completions takes files from the user only", ProviderName, m.Role)
 			}
 			c, err := filePart(part)
 			if err != nil {
-				return out, err
+				return out, nil, err
 			}
 			content = append(content, c)
 		case chat.ToolCall:
@@ -178,6 +193,12 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([
 				content = string(part.Result)
 			}
 			results = append(results, sdk.ToolMessage(content, part.CallID))
+			if len(part.Files) > 0 {
+				images = append(images, sdk.TextContentPart("Images from the result of tool call "+part.CallID+":"))
+				for _, f := range part.Files {
+					images = append(images, toolImage(f))
+				}
+			}
 		}
 	}
 	var name param.Opt[string]
@@ -212,7 +233,39 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([
 			out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &msg})
 		}
 	}
-	return append(out, results...), nil
+	return append(out, results...), images, nil
+}
+
+// toolImages returns the user message that carries the images of tool results.
+func toolImages(parts []sdk.ChatCompletionContentPartUnionParam) sdk.ChatCompletionMessageParamUnion {
+	msg := sdk.ChatCompletionUserMessageParam{}
+	msg.Content.OfArrayOfContentParts = parts
+	return sdk.ChatCompletionMessageParamUnion{OfUser: &msg}
+}
+
+// toolImage returns an image a tool returned as an image part (its bytes as a data URL); in place of a file
+// the API does not take as an image, a text part naming it.
+func toolImage(f chat.File) sdk.ChatCompletionContentPartUnionParam {
+	if !takesImage(f) {
+		return sdk.TextContentPart(f.NotShown("OpenAI takes PNG, JPEG, WebP and GIF images"))
+	}
+	url := f.URL
+	if len(f.Data) > 0 {
+		url = dataURL(f)
+	}
+	return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: url})
+}
+
+// takesImage reports whether f is an image OpenAI takes: PNG, JPEG, WebP or GIF bytes, or an image's URL.
+func takesImage(f chat.File) bool {
+	if !f.IsImage() {
+		return false
+	}
+	switch f.MediaType {
+	case "image/png", "image/jpeg", "image/webp", "image/gif":
+		return true
+	}
+	return len(f.Data) == 0 && f.MediaType == ""
 }
 
 // filePart returns a user's file as a content part: an image by URL (bytes as a data URL), a document by its

@@ -345,11 +345,41 @@ func appendItems(out responses.ResponseInputParam, m chat.Message) (responses.Re
 				output = string(res.Result)
 			}
 			item := responses.ResponseInputItemParamOfFunctionCallOutput(output)
+			if len(res.Files) > 0 {
+				item = responses.ResponseInputItemParamOfFunctionCallOutput(outputItems(output, res.Files))
+			}
 			item.OfFunctionCallOutput.CallID = param.NewOpt(res.CallID)
 			out = append(out, item)
 		}
 	}
 	return out, nil
+}
+
+// outputItems returns a function call's output with the images the tool returned: its text, then each image (its
+// bytes as a data URL); in place of a file the API does not take as an image, a text item naming it.
+func outputItems(text string, files []chat.File) responses.ResponseFunctionCallOutputItemListParam {
+	items := make(responses.ResponseFunctionCallOutputItemListParam, 0, len(files)+1)
+	if text != "" {
+		items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputText: &responses.ResponseInputTextContentParam{Text: text}})
+	}
+	for _, f := range files {
+		if !takesImage(f) {
+			items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputText: &responses.ResponseInputTextContentParam{
+				Text: f.NotShown("OpenAI takes PNG, JPEG, WebP and GIF images")}})
+			continue
+		}
+		img := responses.ResponseInputImageContentParam{Detail: responses.ResponseInputImageContentDetailAuto}
+		switch {
+		case len(f.Data) > 0:
+			img.ImageURL = param.NewOpt(dataURL(f))
+		case strings.HasPrefix(f.URL, "file-"):
+			img.FileID = param.NewOpt(f.URL)
+		default:
+			img.ImageURL = param.NewOpt(f.URL)
+		}
+		items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &img})
+	}
+	return items
 }
 
 // inputFile returns a user's file as an input content part: an image by URL (bytes as a data URL), a document

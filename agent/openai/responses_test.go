@@ -2,10 +2,13 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/matryer/is"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -47,4 +50,56 @@ func TestRegisterByModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFunctionCallOutputImages checks a tool result's files in the Responses API: the function call's output
+// becomes a list, the result's text then each image (bytes as a data URL, an uploaded file by its id, a URL);
+// in place of a file the API does not take as an image, a text item naming it. A result without files keeps
+// its output a string.
+func TestFunctionCallOutputImages(t *testing.T) {
+	is := is.New(t)
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		http.Error(w, `{"error":{"message":"no","type":"invalid_request_error","param":null,"code":null}}`, http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	c := openai.NewResponses(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithMaxRetries(0)).WithModel("gpt-5-mini")
+	msgs := []chat.Message{
+		chat.UserText("Draw it."),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{
+			chat.ToolCall{ID: "call_1", Name: "chart", Arguments: json.RawMessage(`{}`)},
+			chat.ToolCall{ID: "call_2", Name: "chart", Arguments: json.RawMessage(`{}`)},
+		}},
+		{Role: chat.RoleTool, Parts: []chat.Part{
+			chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`"Sales"`), Files: []chat.File{
+				{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")},
+				{URL: "file-abc123"},
+				{URL: "https://example.com/c.webp"},
+				{MediaType: "image/tiff", Data: []byte("II*\x00")},
+			}},
+			chat.ToolResult{CallID: "call_2", Result: json.RawMessage(`"none"`)},
+		}},
+	}
+	_, err := c.Respond(context.Background(), msgs, nil)
+	is.True(err != nil) // the server refuses; only the request matters
+	var req struct {
+		Input []map[string]any `json:"input"`
+	}
+	is.NoErr(json.Unmarshal(body, &req))
+	var outputs []string
+	for _, it := range req.Input {
+		if it["type"] == "function_call_output" {
+			b, _ := json.Marshal(it["output"]) // keys sorted
+			outputs = append(outputs, it["call_id"].(string)+" "+string(b))
+		}
+	}
+	is.Equal(outputs, []string{
+		`call_1 [{"text":"\"Sales\"","type":"input_text"},` +
+			`{"detail":"auto","image_url":"data:image/png;base64,iVBORw0KGgo=","type":"input_image"},` +
+			`{"detail":"auto","file_id":"file-abc123","type":"input_image"},` +
+			`{"detail":"auto","image_url":"https://example.com/c.webp","type":"input_image"},` +
+			`{"text":"[image image/tiff, 4 bytes, not shown: OpenAI takes PNG, JPEG, WebP and GIF images]","type":"input_text"}]`,
+		`call_2 "\"none\""`,
+	})
 }
