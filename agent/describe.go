@@ -90,6 +90,24 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 	})
 }
 
+// LoadEntries returns the tenant's conversation's entries from its last summary on, as Config.Store holds them:
+// unlike LoadConversation's history they keep what a next run no longer reads, such as the approval requests that
+// were answered. It fails as LoadConversation does for a conversation without entries, which is also what another
+// tenant's conversation is to this tenant.
+func (h *Host) LoadEntries(ctx context.Context, settingsID, conversationID string) ([]storage.Entry, error) {
+	if h.cfg.Store == nil {
+		return nil, ErrNoStore
+	}
+	entries, err := h.cfg.Store.Load(ctx, settingsID, conversationID)
+	if err == nil && len(entries) == 0 {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return nil, &ConversationError{ConversationID: conversationID, Op: "loading the conversation", Err: err}
+	}
+	return entries, nil
+}
+
 // ConversationState is a stored conversation as its next run continues it.
 type ConversationState struct {
 	// Messages is the history the next run sends the model: no call without its result, no approval answer.

@@ -48,7 +48,7 @@ func (h *Handler) getEvalCase(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.conversationState(r.Context(), host, p.SettingsID, id); err != nil {
 		return err // as GET /conversations/{id} answers
 	}
-	entries, err := h.opts.Store.LoadAll(r.Context(), p.SettingsID, id)
+	entries, err := h.opts.Store.Load(r.Context(), p.SettingsID, id) // from the last summary on: all a case reads
 	if err != nil {
 		return err
 	}

@@ -109,14 +109,14 @@ func FromMessages(msgs []chat.Message) (*Case, error) {
 	return c, nil
 }
 
-// FromConversation makes a case (see [FromMessages]) of the tenant's stored conversation, read through host as
-// its next run would read it: another tenant's conversation is not found.
+// FromConversation makes a case (see [FromEntries]) of the tenant's stored conversation, read through host
+// (agent.Host.LoadEntries): another tenant's conversation is not found.
 func FromConversation(ctx context.Context, host *agent.Host, settingsID, conversationID string) (*Case, error) {
-	st, err := host.LoadConversation(ctx, settingsID, conversationID)
+	entries, err := host.LoadEntries(ctx, settingsID, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	c, err := FromMessages(st.Messages)
+	c, err := FromEntries(entries)
 	if err != nil {
 		return nil, err
 	}

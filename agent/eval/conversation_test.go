@@ -6,6 +6,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/eval"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
 // Whatever messages a conversation holds, FromMessages never panics, and a case it makes is one ParseCase
@@ -38,6 +39,32 @@ func FuzzFromMessages(f *testing.F) {
 		if again.Expect.Trajectory == nil || again.Expect.Approvals == nil ||
 			len(again.Expect.Trajectory.Calls) != len(c.Expect.Trajectory.Calls) || len(*again.Expect.Approvals) != len(*c.Expect.Approvals) {
 			t.Fatalf("the case loads as another: %s", out)
+		}
+	})
+}
+
+// Whatever a conversation's stored entries hold, FromEntries never panics, and a case it makes is one ParseCase
+// accepts.
+func FuzzFromEntries(f *testing.F) {
+	f.Add("input", []byte(`[{"role":"user","parts":[{"type":"text","text":"Close 4711"}]}]`),
+		"approval_requests", []byte(`[{"role":"assistant","parts":[{"type":"approval_request","id":"r1","call":{"id":"c1","name":"close_ticket","arguments":{"number":4711}}}]}]`))
+	f.Add("summary", []byte(`{"messages":[{"role":"user","parts":[{"type":"text","text":"Hi"}]}]}`),
+		"response", []byte(`[{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`))
+	f.Add("input", []byte(`[{"role":"user"`), "run_end", []byte(`{}`))
+	f.Fuzz(func(t *testing.T, type1 string, data1 []byte, type2 string, data2 []byte) {
+		c, err := eval.FromEntries([]storage.Entry{
+			{Seq: 1, Type: storage.EntryType(type1), Data: data1},
+			{Seq: 2, Type: storage.EntryType(type2), Data: data2},
+		})
+		if err != nil {
+			return
+		}
+		out, err := c.MarshalIndent()
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		if _, err := eval.ParseCase(out); err != nil {
+			t.Fatalf("the case made does not load: %v\n%s", err, out)
 		}
 	})
 }

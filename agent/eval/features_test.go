@@ -15,6 +15,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/budget"
 	"github.com/typeshift-go/typeshift/agent/cassette"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/agent/eval"
 	"github.com/typeshift-go/typeshift/agent/openai"
 	ticketsx "github.com/typeshift-go/typeshift/examples/tickets"
@@ -297,4 +298,44 @@ func TestFromMessagesNoTurn(t *testing.T) {
 			is.True(strings.Contains(err.Error(), tc.want))
 		})
 	}
+}
+
+// A stored conversation whose close waited for approval and ran once approved: its entries keep the request, so
+// the case FromEntries (and FromConversation) makes waits for it and approves it, although the history a next
+// run continues from no longer holds it.
+func TestFromEntriesKeepsApprovals(t *testing.T) {
+	is := is.New(t)
+	store := memory.New()
+	host, err := agent.NewHost(&Support{}, agent.Config{
+		Toolsets: []toolset.Source{&ticketsx.Tickets{Client: ticketsx.NewMemoryClient(ticketsx.SampleTickets()...)}},
+		Client: chattest.NewScript(
+			chattest.Calls(chattest.Call("call_1", "close_ticket", `{"number":4711,"reason":"Fixed."}`)),
+			chattest.Text("Ticket 4711 is closed.")),
+		Store: store,
+	})
+	is.NoErr(err)
+	first, err := host.Run(t.Context(), agent.Text("Close ticket 4711"), agent.SettingsID("tenant-42"), agent.Conversation("c-1"))
+	is.NoErr(err)
+	is.Equal(len(first.Pending), 1)
+	_, err = host.Run(t.Context(), agent.Approve(first.Pending[0].ID), agent.SettingsID("tenant-42"), agent.Conversation("c-1"))
+	is.NoErr(err)
+
+	entries, err := store.LoadAll(t.Context(), "tenant-42", "c-1")
+	is.NoErr(err)
+	made, err := eval.FromEntries(entries)
+	is.NoErr(err)
+	is.Equal(made.Text, "Close ticket 4711")
+	is.Equal(*made.Expect.Approvals, []string{"close_ticket"})
+	is.True(made.Approve != nil && *made.Approve)
+	is.Equal(made.Expect.Trajectory.Calls[0].String(), `close_ticket(number=4711, reason="Fixed.")`)
+	is.Equal(made.Expect.Answer.Reference, "Ticket 4711 is closed.")
+
+	// FromConversation reads the same entries, under the tenant's wall.
+	fromHost, err := eval.FromConversation(t.Context(), host, "tenant-42", "c-1")
+	is.NoErr(err)
+	is.Equal(*fromHost.Expect.Approvals, []string{"close_ticket"})
+	is.True(fromHost.Approve != nil && *fromHost.Approve)
+	is.Equal(fromHost.SettingsID, "tenant-42")
+	_, err = eval.FromConversation(t.Context(), host, "tenant-43", "c-1")
+	is.True(errors.Is(err, storage.ErrNotFound))
 }
