@@ -238,37 +238,58 @@ func TestParallelCallsKeepTheirSignature(t *testing.T) {
 	is.Equal(responses.Parts[1]["functionResponse"], map[string]any{"id": "fc_b", "name": "get_ticket", "response": map[string]any{"error": "no ticket 4712 exists"}})
 }
 
-// TestFunctionResponseImages checks a tool result's files in its function response: PNG, JPEG and WebP bytes as
-// inline data and an image's URL as file data, among the response's parts; in place of any other file, a line
-// naming it under not_shown, so that the request is still sent.
+// TestFunctionResponseImages checks a tool result's files in its function response, for a model that takes
+// multimodal function responses (Gemini 3 and later): PNG, JPEG and WebP bytes as inline data and an image's URL
+// as file data, among the response's parts; in place of any other file, a line naming it under not_shown. A model
+// that does not (Gemini 2, or a name that does not say) gets every file as such a line, so that the request is
+// still sent.
 func TestFunctionResponseImages(t *testing.T) {
-	is := is.New(t)
-	rec, url := serve(t, answer{status: 200, body: okBody})
-	msgs := []chat.Message{
-		chat.UserText("Draw it."),
-		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "fc_1", Name: "chart", Arguments: json.RawMessage(`{}`)}}},
-		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "fc_1", Result: json.RawMessage(`"Sales"`), Files: []chat.File{
-			{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")},
-			{URL: "https://example.com/c.webp"},
-			{MediaType: "image/gif", Data: []byte("GIF89a")},
-		}}}},
+	files := []chat.File{
+		{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")},
+		{URL: "https://example.com/c.webp"},
+		{MediaType: "image/gif", Data: []byte("GIF89a")},
 	}
-	_, err := newClient(t, url).Respond(context.Background(), msgs, nil)
-	is.NoErr(err)
-	_, bodies := rec.requests()
-	var body struct {
-		Contents []struct {
-			Parts []struct {
-				FunctionResponse json.RawMessage `json:"functionResponse"`
-			} `json:"parts"`
-		} `json:"contents"`
+	const media = `{"id":"fc_1","name":"chart","parts":[` +
+		`{"inlineData":{"data":"iVBORw0KGgo=","mimeType":"image/png"}},` +
+		`{"fileData":{"fileUri":"https://example.com/c.webp","mimeType":"image/webp"}}],` +
+		`"response":{"not_shown":["[image image/gif, 6 bytes, not shown: Gemini takes PNG, JPEG and WebP images in a function response]"],"output":"Sales"}}`
+	none := func(model string) string {
+		why := model + " takes no images in a function response; Gemini 3 models do"
+		return `{"id":"fc_1","name":"chart","response":{"not_shown":["[image image/png, 8 bytes, not shown: ` + why + `]",` +
+			`"[image https://example.com/c.webp, not shown: ` + why + `]","[image image/gif, 6 bytes, not shown: ` + why + `]"],"output":"Sales"}}`
 	}
-	is.NoErr(json.Unmarshal([]byte(bodies[0]), &body))
-	var fr any
-	is.NoErr(json.Unmarshal(body.Contents[2].Parts[0].FunctionResponse, &fr))
-	got, _ := json.Marshal(fr) // keys sorted
-	is.Equal(string(got), `{"id":"fc_1","name":"chart","parts":[`+
-		`{"inlineData":{"data":"iVBORw0KGgo=","mimeType":"image/png"}},`+
-		`{"fileData":{"fileUri":"https://example.com/c.webp","mimeType":"image/webp"}}],`+
-		`"response":{"not_shown":["[image image/gif, 6 bytes, not shown: Gemini takes PNG, JPEG and WebP images in a function response]"],"output":"Sales"}}`)
+	tests := []struct{ model, want string }{
+		{"gemini-3-flash-preview", media},
+		{"gemini-3.1-pro-preview", media},
+		{"models/gemini-10-ultra", media},
+		{"gemini-2.5-flash", none("gemini-2.5-flash")},
+		{"gemini-flash-latest", none("gemini-flash-latest")},
+		{"tunedModels/charts-1", none("tunedModels/charts-1")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			is := is.New(t)
+			rec, url := serve(t, answer{status: 200, body: okBody})
+			msgs := []chat.Message{
+				chat.UserText("Draw it."),
+				{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "fc_1", Name: "chart", Arguments: json.RawMessage(`{}`)}}},
+				{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "fc_1", Result: json.RawMessage(`"Sales"`), Files: files}}},
+			}
+			_, err := newClient(t, url).Respond(context.Background(), msgs, &chat.Options{Model: tt.model})
+			is.NoErr(err)
+			_, bodies := rec.requests()
+			var body struct {
+				Contents []struct {
+					Parts []struct {
+						FunctionResponse json.RawMessage `json:"functionResponse"`
+					} `json:"parts"`
+				} `json:"contents"`
+			}
+			is.NoErr(json.Unmarshal([]byte(bodies[0]), &body))
+			var fr any
+			is.NoErr(json.Unmarshal(body.Contents[2].Parts[0].FunctionResponse, &fr))
+			got, _ := json.Marshal(fr) // keys sorted
+			is.Equal(string(got), tt.want)
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"google.golang.org/genai"
@@ -60,7 +61,7 @@ func (c *Client) request(msgs []chat.Message, opts *chat.Options) (*request, err
 			}
 			continue
 		}
-		content, results, err := convert(m, names)
+		content, results, err := convert(m, names, r.model)
 		if err != nil {
 			return nil, err
 		}
@@ -133,10 +134,10 @@ func (c *Client) request(msgs []chat.Message, opts *chat.Options) (*request, err
 	return r, nil
 }
 
-// convert returns the contents of one message: the message itself, and a user content holding the function
-// responses of its tool results. Approval parts belong to the run pipeline, usage is bookkeeping and another
-// provider's reasoning is left out; none is sent.
-func convert(m chat.Message, names map[string]string) (content, results *genai.Content, err error) {
+// convert returns the contents of one message for model: the message itself, and a user content holding the
+// function responses of its tool results. Approval parts belong to the run pipeline, usage is bookkeeping and
+// another provider's reasoning is left out; none is sent.
+func convert(m chat.Message, names map[string]string, model string) (content, results *genai.Content, err error) {
 	role := genai.RoleUser
 	if m.Role == chat.RoleAssistant {
 		role = genai.RoleModel
@@ -203,10 +204,13 @@ func convert(m chat.Message, names map[string]string) (content, results *genai.C
 			fr := &genai.FunctionResponse{ID: id, Name: names[part.CallID], Response: resp}
 			var notShown []string
 			for _, f := range part.Files {
-				if p := responsePart(f); p != nil {
-					fr.Parts = append(fr.Parts, p)
-				} else {
+				switch p := responsePart(f); {
+				case !mediaResponses(model):
+					notShown = append(notShown, f.NotShown(model+" takes no images in a function response; Gemini 3 models do"))
+				case p == nil:
 					notShown = append(notShown, f.NotShown("Gemini takes PNG, JPEG and WebP images in a function response"))
+				default:
+					fr.Parts = append(fr.Parts, p)
 				}
 			}
 			if notShown != nil {
@@ -231,6 +235,22 @@ func convert(m chat.Message, names map[string]string) (content, results *genai.C
 		results = &genai.Content{Role: genai.RoleUser, Parts: responses}
 	}
 	return content, results, nil
+}
+
+// mediaResponses reports whether model takes images in a function response (multimodal function responses):
+// Gemini 3 models and later do; a Gemini 2 model refuses the whole request, and so may a model by another name
+// (an alias, a tuned model), which this cannot tell.
+func mediaResponses(model string) bool {
+	rest, ok := strings.CutPrefix(model[strings.LastIndexByte(model, '/')+1:], "gemini-")
+	if !ok {
+		return false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	major, err := strconv.Atoi(rest[:end])
+	return err == nil && major >= 3
 }
 
 // responsePart returns an image a tool returned as a part of its function response (a multimodal function

@@ -11,6 +11,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/gemini"
 	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -108,7 +110,7 @@ func toolImages(t *testing.T, wire, body string) (images []sentImage, text strin
 				}
 			}
 		}
-	case "gemini": // the function response's parts, inline data; what it cannot show under not_shown
+	case "gemini-3", "gemini-2.5": // the function response's parts, inline data; what it cannot show under not_shown
 		for _, c := range list(doc["contents"]) {
 			for _, p := range list(obj(c)["parts"]) {
 				fr := obj(obj(p)["functionResponse"])
@@ -134,19 +136,30 @@ func toolImages(t *testing.T, wire, body string) (images []sentImage, text strin
 // TestToolImagesOnEveryProvider checks that an image a tool returns reaches the model as an image, through each
 // provider's real client and SDK, where the provider's wire format puts a tool's images, in base64 with its
 // media type; that an image no model is shown (SVG) is a line of text, never its bytes; that an image one
-// provider cannot take in a tool's result (Gemini and GIF) is a line saying so; and that the images are
-// stored with the conversation and sent again by its next run.
+// provider cannot take in a tool's result (GIF on Gemini, any image on a Gemini 2 model) is a line saying so;
+// and that the images are stored with the conversation and sent again by its next run.
 func TestToolImagesOnEveryProvider(t *testing.T) {
 	png := sentImage{"image/png", base64.StdEncoding.EncodeToString(chartPNG)}
 	gif := sentImage{"image/gif", base64.StdEncoding.EncodeToString(chartGIF)}
-	for _, w := range wires() {
-		t.Run(w.name, func(t *testing.T) {
+	gemini2 := wire{name: "gemini-2.5", serve: func(t *testing.T, script []turn) (chat.Client, func() []string) {
+		c, requests := serveGemini(t, script)
+		return c.(*gemini.Client).WithModel("gemini-2.5-flash"), requests
+	}}
+	for _, w := range append(wires(), gemini2) {
+		name := w.name
+		if name == "gemini" {
+			name = "gemini-3" // the suite's wire, on a model that takes images in a function response
+		}
+		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
 			client, requests := w.serve(t, []turn{
 				{calls: []call{{id: "call_img", name: "chart", args: `{}`}}},
 				{text: "Sales rose in March."},
 				{text: "The chart has one bar."},
 			})
+			if name == "gemini-3" {
+				client = client.(*gemini.Client).WithModel("gemini-3-flash-preview")
+			}
 			store := memory.New()
 			conv := []agent.RunOption{agent.SettingsID("tenant-1"), agent.Conversation("c-chart")}
 			h, err := agent.NewHost(&Desk{}, agent.Config{Client: client, Tools: []toolset.Source{chartTool()}, Store: store})
@@ -160,18 +173,24 @@ func TestToolImagesOnEveryProvider(t *testing.T) {
 			reqs := requests()
 			is.Equal(len(reqs), 3)
 			want := []sentImage{png, gif}
-			if w.name == "gemini" {
+			switch name {
+			case "gemini-3":
 				want = []sentImage{png} // Gemini takes PNG, JPEG and WebP in a function response
+			case "gemini-2.5":
+				want = nil // and Gemini 2 none
 			}
 			for _, body := range reqs[1:] { // the round after the call, and the next run from the store
-				images, text := toolImages(t, w.name, body)
+				images, text := toolImages(t, name, body)
 				is.Equal(images, want)
 				is.True(strings.Contains(text, "Sales by month")) // the result's text, with a line where each image stood
 				is.True(strings.Contains(text, fmt.Sprintf("[image image/png, %d bytes]", len(chartPNG))))
 				is.True(strings.Contains(text, "[image image/svg+xml, 6 bytes, not shown: a model is given PNG, JPEG, GIF and WebP images only]"))
 				is.True(!strings.Contains(body, base64.StdEncoding.EncodeToString([]byte("<svg/>"))))
-				if w.name == "gemini" {
+				switch name {
+				case "gemini-3":
 					is.True(strings.Contains(text, "[image image/gif, 14 bytes, not shown: Gemini takes PNG, JPEG and WebP images in a function response]"))
+				case "gemini-2.5":
+					is.True(strings.Contains(text, "[image image/png, 70 bytes, not shown: gemini-2.5-flash takes no images in a function response; Gemini 3 models do]"))
 				}
 			}
 		})
