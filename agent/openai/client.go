@@ -23,6 +23,8 @@ type Client struct {
 	model string
 	// strict asks the API to hold tool arguments to their schemas exactly.
 	strict bool
+	// noToolImages sends a line in place of each image a tool returned (WithToolImages).
+	noToolImages bool
 }
 
 // New returns a client configured by the SDK's request options, after the environment: OPENAI_API_KEY,
@@ -54,6 +56,16 @@ func (c *Client) WithModel(model string) *Client {
 func (c *Client) WithStrictTools(strict bool) *Client {
 	d := *c
 	d.strict = strict
+	return &d
+}
+
+// WithToolImages returns a copy of c that sends the images tools return (the default: in a user message after the
+// tool messages), or, given false, a line in the tool message in place of each, such as "[image image/png, 5120
+// bytes, not shown: this model is given no images]": for a model, or a compatible server, that takes no images
+// and would refuse the request.
+func (c *Client) WithToolImages(on bool) *Client {
+	d := *c
+	d.noToolImages = !on
 	return &d
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -616,4 +617,49 @@ func TestToolImagesFollowTheToolMessages(t *testing.T) {
 	for i := range want {
 		is.Equal(sorted(string(body.Messages[i])), sorted(want[i]))
 	}
+}
+
+// TestToolImagesOff checks a client made WithToolImages(false), for a model that takes no images: each image is a
+// line in its tool message, and no image is sent, on Chat Completions and on the Responses API.
+func TestToolImagesOff(t *testing.T) {
+	is := is.New(t)
+	msgs := []chat.Message{
+		chat.UserText("Draw it."),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "call_1", Name: "chart", Arguments: json.RawMessage(`{}`)}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`"one"`),
+			Files: []chat.File{{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")}}}}},
+	}
+	const want = "\"one\"\n[image image/png, 8 bytes, not shown: this model is given no images]"
+
+	srv := openaitest.NewServer(openaitest.Reply{Text: "done"})
+	defer srv.Close()
+	_, err := newClient(srv).WithToolImages(false).Respond(context.Background(), msgs, nil)
+	is.NoErr(err)
+	var chatBody struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	is.NoErr(json.Unmarshal(srv.Requests()[0].Body, &chatBody))
+	is.Equal(len(chatBody.Messages), 3) // no user message with images
+	var content string
+	is.NoErr(json.Unmarshal(chatBody.Messages[2].Content, &content))
+	is.Equal(content, want)
+
+	var body []byte
+	rsrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		http.Error(w, `{"error":{"message":"no","type":"invalid_request_error","param":null,"code":null}}`, http.StatusBadRequest)
+	}))
+	defer rsrv.Close()
+	rc := openai.NewResponses(option.WithBaseURL(rsrv.URL), option.WithAPIKey(testKey)).WithModel("o3-mini").WithToolImages(false)
+	_, err = rc.Respond(context.Background(), msgs, nil)
+	is.True(err != nil) // the server refuses; only the request matters
+	var req struct {
+		Input []map[string]any `json:"input"`
+	}
+	is.NoErr(json.Unmarshal(body, &req))
+	is.Equal(req.Input[2]["type"], "function_call_output")
+	is.Equal(req.Input[2]["output"], want)
 }

@@ -53,7 +53,7 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 		n := len(p.Messages)
 		var more []sdk.ChatCompletionContentPartUnionParam
 		var err error
-		if p.Messages, more, err = appendMessage(p.Messages, m); err != nil {
+		if p.Messages, more, err = appendMessage(p.Messages, m, !c.noToolImages); err != nil {
 			return p, nil, err
 		}
 		if len(images) > 0 && len(p.Messages) > n && p.Messages[n].OfTool == nil {
@@ -153,11 +153,11 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 
 // appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call
 // ids, placed after the message itself so that they follow the calls they answer; the images of the results are
-// returned as content parts for a user message to follow (see toolImages); a user's files become image and file
-// content parts; approval parts are the pipeline's business and usage is bookkeeping, so neither is sent;
-// reasoning is not sent either, since Chat Completions takes none back; a message left with nothing to say is
-// dropped.
-func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, []sdk.ChatCompletionContentPartUnionParam, error) {
+// returned as content parts for a user message to follow (see toolImages), or, without images, named by a line
+// each in the tool message; a user's files become image and file content parts; approval parts are the
+// pipeline's business and usage is bookkeeping, so neither is sent; reasoning is not sent either, since Chat
+// Completions takes none back; a message left with nothing to say is dropped.
+func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message, withImages bool) ([]sdk.ChatCompletionMessageParamUnion, []sdk.ChatCompletionContentPartUnionParam, error) {
 	var images []sdk.ChatCompletionContentPartUnionParam
 	text := m.Text()
 	var calls []sdk.ChatCompletionMessageToolCallUnionParam
@@ -192,8 +192,11 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([
 			if content == "" {
 				content = string(part.Result)
 			}
+			if !withImages {
+				content += notShownLines(part.Files)
+			}
 			results = append(results, sdk.ToolMessage(content, part.CallID))
-			if len(part.Files) > 0 {
+			if withImages && len(part.Files) > 0 {
 				images = append(images, sdk.TextContentPart("Images from the result of tool call "+part.CallID+":"))
 				for _, f := range part.Files {
 					images = append(images, toolImage(f))
@@ -234,6 +237,19 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message) ([
 		}
 	}
 	return append(out, results...), images, nil
+}
+
+// noImages says why a tool's image is not shown, on a client made WithToolImages(false).
+const noImages = "this model is given no images"
+
+// notShownLines returns a line for each of files, each after a newline, saying it is not shown.
+func notShownLines(files []chat.File) string {
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteByte('\n')
+		b.WriteString(f.NotShown(noImages))
+	}
+	return b.String()
 }
 
 // toolImages returns the user message that carries the images of tool results.

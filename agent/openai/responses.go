@@ -26,6 +26,8 @@ type ResponsesClient struct {
 	model  string
 	strict bool
 	effort string
+	// noToolImages sends a line in place of each image a tool returned (WithToolImages).
+	noToolImages bool
 }
 
 // NewResponses returns a Responses API client configured as [New] configures a Chat Completions one: by the
@@ -47,6 +49,14 @@ func (c *ResponsesClient) WithModel(model string) *ResponsesClient {
 func (c *ResponsesClient) WithStrictTools(strict bool) *ResponsesClient {
 	d := *c
 	d.strict = strict
+	return &d
+}
+
+// WithToolImages returns a copy of c that sends the images tools return (the default: in the function call's
+// output), or, given false, a line in the output in place of each, as [Client.WithToolImages] does.
+func (c *ResponsesClient) WithToolImages(on bool) *ResponsesClient {
+	d := *c
+	d.noToolImages = !on
 	return &d
 }
 
@@ -185,7 +195,7 @@ func (c *ResponsesClient) params(msgs []chat.Message, opts *chat.Options) (p res
 	}
 	items := make(responses.ResponseInputParam, 0, len(msgs)+2)
 	for _, m := range msgs {
-		if items, err = appendItems(items, m); err != nil {
+		if items, err = appendItems(items, m, !c.noToolImages); err != nil {
 			return p, nil, err
 		}
 	}
@@ -272,7 +282,7 @@ func (c *ResponsesClient) params(msgs []chat.Message, opts *chat.Options) (p res
 // function calls as the model wrote them (reasoning first, where the API wants it back); a user's text and files
 // as one message; tool results as function call outputs. Another provider's reasoning, approvals and usage are
 // not sent.
-func appendItems(out responses.ResponseInputParam, m chat.Message) (responses.ResponseInputParam, error) {
+func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bool) (responses.ResponseInputParam, error) {
 	switch m.Role {
 	case chat.RoleSystem:
 		if text := m.Text(); text != "" {
@@ -344,8 +354,11 @@ func appendItems(out responses.ResponseInputParam, m chat.Message) (responses.Re
 			if output == "" {
 				output = string(res.Result)
 			}
+			if !withImages {
+				output += notShownLines(res.Files)
+			}
 			item := responses.ResponseInputItemParamOfFunctionCallOutput(output)
-			if len(res.Files) > 0 {
+			if withImages && len(res.Files) > 0 {
 				item = responses.ResponseInputItemParamOfFunctionCallOutput(outputItems(output, res.Files))
 			}
 			item.OfFunctionCallOutput.CallID = param.NewOpt(res.CallID)
