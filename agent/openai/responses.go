@@ -382,17 +382,23 @@ func outputItems(text string, files []chat.File) responses.ResponseFunctionCallO
 			continue
 		}
 		img := responses.ResponseInputImageContentParam{Detail: responses.ResponseInputImageContentDetailAuto}
-		switch {
-		case len(f.Data) > 0:
-			img.ImageURL = param.NewOpt(dataURL(f))
-		case strings.HasPrefix(f.URL, "file-"):
-			img.FileID = param.NewOpt(f.URL)
-		default:
-			img.ImageURL = param.NewOpt(f.URL)
-		}
+		img.ImageURL, img.FileID = imageSource(f)
 		items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &img})
 	}
 	return items
+}
+
+// imageSource says where an image is, for either of the API's image parts: its bytes as a data URL, an uploaded
+// file's id ("file-..."), or its URL.
+func imageSource(f chat.File) (url, fileID param.Opt[string]) {
+	switch {
+	case len(f.Data) > 0:
+		return param.NewOpt(dataURL(f)), fileID
+	case strings.HasPrefix(f.URL, "file-"):
+		return url, param.NewOpt(f.URL)
+	default:
+		return param.NewOpt(f.URL), fileID
+	}
 }
 
 // inputFile returns a user's file as an input content part: an image by URL (bytes as a data URL), a document
@@ -400,14 +406,7 @@ func outputItems(text string, files []chat.File) responses.ResponseFunctionCallO
 func inputFile(f chat.File) (responses.ResponseInputContentUnionParam, error) {
 	if f.IsImage() {
 		img := responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
-		switch {
-		case len(f.Data) > 0:
-			img.ImageURL = param.NewOpt(dataURL(f))
-		case strings.HasPrefix(f.URL, "file-"):
-			img.FileID = param.NewOpt(f.URL)
-		default:
-			img.ImageURL = param.NewOpt(f.URL)
-		}
+		img.ImageURL, img.FileID = imageSource(f)
 		return responses.ResponseInputContentUnionParam{OfInputImage: &img}, nil
 	}
 	var file responses.ResponseInputFileParam

@@ -281,7 +281,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		queueBudgetEnd(b, c, e)
 	}
 	if release {
-		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, storage.EntrySteering.Touches())
+		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, "", "", "user", storage.EntrySteering.Touches())
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {

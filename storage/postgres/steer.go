@@ -39,6 +39,15 @@ SELECT pg_notify($4, $5 || queued.id::text) FROM queued`
 WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3 AND ($4::boolean OR lease_expires_at > now())
 FOR UPDATE`
 
+	// steeringEntries ends qMoveSteering and qMoveRelease: it stores the
+	// rows their CTE moved deleted as steering entries, numbered after
+	// lease.base in the order they were queued, stamped with run $5, agent
+	// $6 and author $7.
+	steeringEntries = `INSERT INTO conversation_entries
+	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
+SELECT $1, $2, lease.base + m.ord, 'steering', $5, $6, $7, now(), ` + entryVersion + `, m.data
+FROM lease, (SELECT data, row_number() OVER (ORDER BY id) AS ord FROM moved) m`
+
 	// qMoveSteering moves the queued input of the lease $3 ($4: even when it
 	// expired) into conversation_entries, numbered after the last entry, in
 	// the order it was queued, stamped with run $5, agent $6 and author $7.
@@ -64,17 +73,15 @@ FOR UPDATE`
 	  AND lease_token = $3 AND ($4::boolean OR lease_expires_at > now())
 	RETURNING last_seq - n.count AS base
 )
-INSERT INTO conversation_entries
-	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
-SELECT $1, $2, lease.base + m.ord, 'steering', $5, $6, $7, now(), ` + entryVersion + `, m.data
-FROM lease, (SELECT data, row_number() OVER (ORDER BY id) AS ord FROM moved) m
+` + steeringEntries + `
 RETURNING seq, created_at, data`
 
 	// qMoveRelease ends a run's last store (appendEntries with release),
 	// after the append that gave the lease up unless steering input was
 	// queued: then it moves that input into conversation_entries, as
-	// qMoveSteering does, and gives the lease $3 up, keeping the run's last
-	// event id $4 (qRelease). When the append released the lease it matches
+	// qMoveSteering does (stamped with run $5, agent $6 and author $7, and
+	// $8 for steering.Touches), and gives the lease $3 up, keeping the run's
+	// last event id $4 (qRelease). When the append released the lease it matches
 	// no row and costs an index probe. The append updated the row, so every
 	// Steer it counted has committed before this statement's snapshot, and
 	// none can queue more; when the append stored nothing (the lease had
@@ -93,17 +100,14 @@ RETURNING seq, created_at, data`
 	SET last_seq = last_seq + n.count,
 	    steering_queued = greatest(steering_queued - n.count, 0),
 	    created_at = CASE WHEN last_seq = 0 AND n.count > 0 THEN now() ELSE created_at END,
-	    updated_at = CASE WHEN n.count > 0 AND ($5::boolean OR last_seq = 0) THEN now() ELSE updated_at END,
+	    updated_at = CASE WHEN n.count > 0 AND ($8::boolean OR last_seq = 0) THEN now() ELSE updated_at END,
 	    lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
 	    event_head = greatest(event_head, $4::bigint)
 	FROM n
 	WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3
 	RETURNING last_seq - n.count AS base
 )
-INSERT INTO conversation_entries
-	(settings_id, conversation_id, seq, type, run_id, agent, author, created_at, schema_version, data)
-SELECT $1, $2, lease.base + m.ord, 'steering', '', '', 'user', now(), ` + entryVersion + `, m.data
-FROM lease, (SELECT data, row_number() OVER (ORDER BY id) AS ord FROM moved) m`
+` + steeringEntries
 
 	qDeleteSteering = `DELETE FROM conversation_steering WHERE settings_id = $1 AND conversation_id = $2`
 )
