@@ -257,18 +257,28 @@ func toolInput(args json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{}`)
 }
 
+// imageBlock returns f as an image block, by its URL or its bytes, and false when f is no image Claude takes.
+func imageBlock(f chat.File) (sdk.ContentBlockParamUnion, bool) {
+	if !f.IsImage() {
+		return sdk.ContentBlockParamUnion{}, false
+	}
+	if len(f.Data) == 0 {
+		return sdk.NewImageBlock(sdk.URLImageSourceParam{URL: f.URL}), true
+	}
+	switch f.MediaType {
+	case "image/jpeg", "image/png", "image/gif", "image/webp":
+		return sdk.NewImageBlockBase64(f.MediaType, base64.StdEncoding.EncodeToString(f.Data)), true
+	}
+	return sdk.ContentBlockParamUnion{}, false
+}
+
 // fileBlock returns an image or document block for f.
 func fileBlock(f chat.File) (sdk.ContentBlockParamUnion, error) {
+	if blk, ok := imageBlock(f); ok {
+		return blk, nil
+	}
 	data := base64.StdEncoding.EncodeToString(f.Data)
 	switch {
-	case f.IsImage():
-		if len(f.Data) == 0 {
-			return sdk.NewImageBlock(sdk.URLImageSourceParam{URL: f.URL}), nil
-		}
-		switch f.MediaType {
-		case "image/jpeg", "image/png", "image/gif", "image/webp":
-			return sdk.NewImageBlockBase64(f.MediaType, data), nil
-		}
 	case f.MediaType == "application/pdf":
 		var blk sdk.ContentBlockParamUnion
 		if len(f.Data) == 0 {
@@ -296,14 +306,8 @@ const notShown = "Claude takes JPEG, PNG, GIF and WebP images in a tool result"
 // toolResultFile returns an image a tool returned as an image block of its tool_result, after the result's
 // text; in place of a file Claude does not take there, a text block naming it.
 func toolResultFile(f chat.File) sdk.ToolResultBlockParamContentUnion {
-	if f.IsImage() {
-		if len(f.Data) == 0 {
-			return sdk.ToolResultBlockParamContentUnion{OfImage: sdk.NewImageBlock(sdk.URLImageSourceParam{URL: f.URL}).OfImage}
-		}
-		switch f.MediaType {
-		case "image/jpeg", "image/png", "image/gif", "image/webp":
-			return sdk.ToolResultBlockParamContentUnion{OfImage: sdk.NewImageBlockBase64(f.MediaType, base64.StdEncoding.EncodeToString(f.Data)).OfImage}
-		}
+	if blk, ok := imageBlock(f); ok {
+		return sdk.ToolResultBlockParamContentUnion{OfImage: blk.OfImage}
 	}
 	return sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: f.NotShown(notShown)}}
 }
