@@ -5,6 +5,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/typeshift-go/typeshift/storage"
 )
 
 // CaseRequest is what Options.EvalCase is asked for: the case of the tenant's conversation, named Name.
@@ -44,11 +46,12 @@ func (h *Handler) getEvalCase(w http.ResponseWriter, r *http.Request) error {
 	if named {
 		req.Name = name[0]
 	}
-	host := h.hosts[h.names[0]] // any host reads the shared store
-	if _, err := h.conversationState(r.Context(), host, p.SettingsID, id); err != nil {
-		return err // as GET /conversations/{id} answers
+	// Any host reads the shared store: the entries from the last summary on, all a case reads. No entry is not
+	// found, as GET /conversations/{id} answers, for another tenant's conversation too.
+	entries, err := h.hosts[h.names[0]].LoadEntries(r.Context(), p.SettingsID, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return errNotFound
 	}
-	entries, err := h.opts.Store.Load(r.Context(), p.SettingsID, id) // from the last summary on: all a case reads
 	if err != nil {
 		return err
 	}
