@@ -87,10 +87,11 @@ type ReasoningOptions struct {
 	// Summary asks for a summary of the reasoning at a level of detail, where the API writes summaries (the
 	// OpenAI Responses API); setting it implies IncludeThoughts.
 	Summary ReasoningSummary
-	// IncludeThoughts asks for the model's readable thoughts, or their summary, as [Reasoning] parts: Gemini's
-	// includeThoughts, the Responses API's summary "auto" when Summary is empty. Claude returns its thinking
-	// whenever it thinks.
-	IncludeThoughts bool
+	// IncludeThoughts says whether the model's readable thoughts, or their summary, come back as [Reasoning]
+	// parts (nil: the provider's default): Gemini's includeThoughts; Claude's thinking display (false:
+	// "omitted", the signature alone comes back); the Responses API's summary ("auto" when Summary is empty;
+	// false asks for none). Encrypted reasoning and signatures come back either way.
+	IncludeThoughts *bool
 }
 
 // ReasoningEffort is how hard a model reasons.

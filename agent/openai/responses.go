@@ -278,9 +278,11 @@ func reasoning(p *shared.ReasoningParam, clientEffort string, ro *chat.Reasoning
 			e = re
 		}
 		switch {
+		case ro.IncludeThoughts != nil && !*ro.IncludeThoughts:
+			summary = ""
 		case ro.Summary != "":
 			summary = ro.Summary
-		case ro.IncludeThoughts:
+		case ro.IncludeThoughts != nil:
 			summary = chat.SummaryAuto
 		}
 	}
