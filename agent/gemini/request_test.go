@@ -88,7 +88,7 @@ func TestExtraMerges(t *testing.T) {
 	temp := 0.5
 	opts := &chat.Options{Temperature: &temp,
 		ResponseFormat: &chat.ResponseFormat{Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)},
-		Extra: map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":512}}`)}}
+		Extra:          map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":512}}`)}}
 	body := sentBody(t, []chat.Message{chat.UserText("hi")}, opts)
 	gen := body["generationConfig"].(map[string]any)
 	is.Equal(gen["temperature"], 0.5)
