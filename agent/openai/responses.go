@@ -35,7 +35,7 @@ type ResponsesClient struct {
 // NewResponses returns a Responses API client configured as [New] configures a Chat Completions one: by the
 // SDK's request options after the environment, with the SDK's retries off unless opts turn them on.
 func NewResponses(opts ...option.RequestOption) *ResponsesClient {
-	return &ResponsesClient{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
+	return &ResponsesClient{sdk: sdk.NewClient(providerkit.RetriesOff(option.WithMaxRetries(0), opts)...)}
 }
 
 // WithModel returns a copy of c that asks for model when the options name none.
