@@ -373,7 +373,7 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 				}
 				out = append(out, fc)
 			case chat.File:
-				return out, fmt.Errorf("%s: a file in an assistant message: the Responses API takes files from the user only", ProviderName)
+				return out, fmt.Errorf("%s: a file in an assistant message: %w: the Responses API takes files from the user only", ProviderName, chat.ErrInvalidRequest)
 			}
 		}
 		flush()
@@ -431,6 +431,9 @@ func imageSource(f chat.File) (url, fileID param.Opt[string]) {
 // inputFile returns a user's file as an input content part: an image by URL (bytes as a data URL), a document
 // by its bytes, an uploaded file's id ("file-...") or its URL.
 func inputFile(f chat.File) (responses.ResponseInputContentUnionParam, error) {
+	if err := checkImage(f); err != nil {
+		return responses.ResponseInputContentUnionParam{}, err
+	}
 	if f.IsImage() {
 		img := responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
 		img.ImageURL, img.FileID = imageSource(f)
@@ -445,7 +448,7 @@ func inputFile(f chat.File) (responses.ResponseInputContentUnionParam, error) {
 	case f.URL != "":
 		file.FileURL = param.NewOpt(f.URL)
 	default:
-		return responses.ResponseInputContentUnionParam{}, fmt.Errorf("%s: file %q (%s) has neither bytes nor a URL", ProviderName, f.Name, f.MediaType)
+		return responses.ResponseInputContentUnionParam{}, fmt.Errorf("%s: file %q (%s) has neither bytes nor a URL: %w: set File.Data or File.URL", ProviderName, f.Name, f.MediaType, chat.ErrInvalidRequest)
 	}
 	if f.Name != "" {
 		file.Filename = param.NewOpt(f.Name)
