@@ -239,3 +239,26 @@ func TestChatCompletionsOptions(t *testing.T) {
 	is.Equal(ce.Field, "temperature")
 	is.Equal(body, []byte(nil))
 }
+
+// TestStoredBeforeItemIDs checks a history stored before calls kept their item ids: its reasoning item, which
+// the API refuses before a function_call without its id, is left out, and the call goes alone.
+func TestStoredBeforeItemIDs(t *testing.T) {
+	is := is.New(t)
+	c, bodies := responsesServer(t, textAnswer)
+	old, err := chat.UnmarshalMessages([]byte(`[{"role":"user","parts":[{"type":"text","text":"Is ticket 4711 open?"}]},` +
+		`{"role":"assistant","parts":[{"type":"reasoning","text":"**One**","id":"rs_1","provider":"openai","encrypted":"gAAAA"},` +
+		`{"type":"tool_call","id":"call_1","name":"get_ticket","arguments":{"number":4711}}]},` +
+		`{"role":"tool","parts":[{"type":"tool_result","call_id":"call_1","result":{"open":true}}]}]`))
+	is.NoErr(err)
+	_, err = c.Respond(t.Context(), old, &chat.Options{Tools: providertest.Tools()})
+	is.NoErr(err)
+	var req struct {
+		Input []map[string]any `json:"input"`
+	}
+	is.NoErr(json.Unmarshal([]byte(bodies()[0]), &req))
+	var types []string
+	for _, it := range req.Input {
+		types = append(types, it["type"].(string))
+	}
+	is.Equal(types, []string{"message", "function_call", "function_call_output"})
+}

@@ -335,7 +335,7 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 			}
 		}
 		var item *responses.ResponseReasoningItemParam // the reasoning item the parts in a row build
-		for _, part := range m.Parts {
+		for i, part := range m.Parts {
 			r, isReasoning := part.(chat.Reasoning)
 			if !isReasoning || item == nil || r.ID != item.ID {
 				item = nil
@@ -346,6 +346,11 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 			case chat.Reasoning:
 				if part.Provider != ProviderName || part.ID == "" {
 					continue // another provider's, or one the API cannot take back without its item id
+				}
+				if item == nil && callWithoutItemID(m.Parts[i:], part.ID) {
+					// Stored before calls kept their item ids: the API refuses the reasoning item followed by a
+					// function_call without its id, and takes the call alone.
+					continue
 				}
 				if item == nil {
 					// The parts of one item (its summary's, in a row, with its id) go back as that one item.
@@ -393,6 +398,25 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 		}
 	}
 	return out, nil
+}
+
+// callWithoutItemID reports whether the reasoning parts of item id at the start of parts lead to a function call
+// of this provider that has no item id.
+func callWithoutItemID(parts []chat.Part, id string) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case chat.Reasoning:
+			if p.Provider == ProviderName && p.ID == id {
+				continue
+			}
+			return false
+		case chat.ToolCall:
+			return p.ItemID == "" || p.Provider != ProviderName
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // outputItems returns a function call's output with the images the tool returned: its text, then each image (its
