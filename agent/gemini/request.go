@@ -175,10 +175,13 @@ func turns(contents []*genai.Content) []*genai.Content {
 	return out
 }
 
+// isResponses reports a user turn of function responses, which must follow the model's calls and be kept apart
+// from other user content.
 func isResponses(c *genai.Content) bool {
 	return len(c.Parts) > 0 && c.Parts[0].FunctionResponse != nil
 }
 
+// hasCalls reports a model turn that calls functions.
 func hasCalls(c *genai.Content) bool {
 	for _, p := range c.Parts {
 		if p.FunctionCall != nil {
