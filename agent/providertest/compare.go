@@ -261,11 +261,33 @@ func (w Wire) canonical(v any) any {
 			}
 		}
 	case Gemini:
+		if fc := obj(obj(doc["toolConfig"])["functionCallingConfig"]); len(fc) == 1 && fc["mode"] == "AUTO" {
+			delete(doc, "toolConfig") // the API's default
+		}
+		for _, t := range list(doc["tools"]) {
+			for _, d := range list(obj(t)["functionDeclarations"]) {
+				d := obj(d)
+				if d["description"] == "" {
+					delete(d, "description")
+				}
+				// A schema in the API's OpenAPI subset (upper-case types) or as JSON Schema, under its JSON or its
+				// proto field name, is one schema.
+				for _, k := range []string{"parameters", "parameters_json_schema"} {
+					if v, ok := d[k]; ok {
+						delete(d, k)
+						d["parametersJsonSchema"] = lowerTypes(v)
+					}
+				}
+			}
+		}
 		for _, c := range list(doc["contents"]) {
 			for _, p := range list(obj(c)["parts"]) {
 				p := obj(p)
 				if s := str(p["thoughtSignature"]); s != "" {
 					p["thoughtSignature"] = canonicalBase64(s)
+				}
+				if fc := obj(p["functionCall"]); fc != nil && fc["args"] == nil {
+					fc["args"] = map[string]any{}
 				}
 				if d := obj(p["inlineData"]); d != nil {
 					d["data"] = canonicalBase64(str(d["data"]))
@@ -281,6 +303,25 @@ func (w Wire) canonical(v any) any {
 		}
 	}
 	return doc
+}
+
+// lowerTypes rewrites the OpenAPI subset's upper-case type names ("STRING") as JSON Schema's.
+func lowerTypes(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "type" {
+				x[k] = strings.ToLower(s)
+				continue
+			}
+			x[k] = lowerTypes(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = lowerTypes(e)
+		}
+	}
+	return v
 }
 
 // compareRequests returns where sent differs from recorded, once both are put in canonical form and the

@@ -64,6 +64,8 @@ var WireIgnores = map[Wire][]Ignore{
 	Gemini: {
 		{Path: "contents[].parts[].functionCall.id", Why: "Gemini 2 answers carry no call id; a library may make one up and send it back, or send none"},
 		{Path: "contents[].parts[].functionResponse.id", Why: "as functionCall.id"},
+		{Path: "tools[].functionDeclarations[].parametersJsonSchema.propertyOrdering", Why: "the library sends the properties' declared order, a Gemini extension other libraries leave to the API"},
+		{Path: "generationConfig.responseJsonSchema.propertyOrdering", Why: "as the tools' propertyOrdering"},
 	},
 }
 

@@ -50,8 +50,8 @@ type result struct {
 }
 
 func obj(v any) map[string]any { o, _ := v.(map[string]any); return o }
-func list(v any) []any          { l, _ := v.([]any); return l }
-func str(v any) string          { s, _ := v.(string); return s }
+func list(v any) []any         { l, _ := v.([]any); return l }
+func str(v any) string         { s, _ := v.(string); return s }
 
 func num(v any) int64 {
 	switch n := v.(type) {
