@@ -244,8 +244,32 @@ func (w Wire) canonical(v any) any {
 			}
 		}
 	case Responses:
+		if doc["parallel_tool_calls"] == true {
+			delete(doc, "parallel_tool_calls") // the API's default
+		}
+		if f := obj(obj(doc["text"])["format"]); f != nil && f["strict"] == false {
+			delete(f, "strict") // the API's default
+		}
+		for _, t := range list(doc["tools"]) {
+			if t := obj(t); t != nil && t["description"] == nil {
+				delete(t, "description") // null is no description
+			}
+		}
 		if s, ok := doc["input"].(string); ok {
 			doc["input"] = []any{map[string]any{"role": "user", "content": s}}
+		}
+		// Instructions given as the input's first message, a developer's or the system's, are the instructions
+		// field: the API reads both as the model's instructions for this response.
+		if in := list(doc["input"]); len(in) > 0 && doc["instructions"] == nil {
+			first := obj(in[0])
+			if r := str(first["role"]); (r == "developer" || r == "system") && (first["type"] == nil || first["type"] == "message") {
+				text := str(first["content"])
+				for _, p := range list(first["content"]) {
+					text += str(obj(p)["text"])
+				}
+				doc["instructions"] = text
+				doc["input"] = in[1:]
+			}
 		}
 		for _, it := range list(doc["input"]) {
 			it := obj(it)
