@@ -62,3 +62,10 @@ func withTools(o *chat.Options, tools ...*toolset.Tool) *chat.Options {
 	}
 	return o
 }
+
+// TestProvenance checks that each recording is the file its project made, with its source and licence.
+func TestProvenance(t *testing.T) {
+	for _, dir := range []string{"anthropic", "gemini", "openai"} {
+		t.Run(dir, func(t *testing.T) { providertest.CheckProvenance(t, os.DirFS("testdata/recorded/"+dir)) })
+	}
+}
