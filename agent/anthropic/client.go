@@ -57,8 +57,8 @@ func (c *Client) WithMaxTokens(n int64) *Client {
 }
 
 // WithThinking returns a copy of c that turns extended thinking on with a budget of tokens (at least 1024;
-// 0 turns it off). The cap on the answer grows to leave room for the budget. A request's
-// chat.Options.Extra["thinking"] replaces it.
+// 0 turns it off). The cap on the answer grows to leave room for the budget. It is the default a request's
+// chat.Options.Reasoning overrides.
 func (c *Client) WithThinking(budget int64) *Client {
 	d := *c
 	d.thinking = budget

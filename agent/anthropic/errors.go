@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 )
 
 // wrapError turns the SDK's errors into [*chat.ProviderError]s, keeping the SDK's error reachable. A canceled
@@ -32,7 +32,7 @@ func wrapError(ctx context.Context, err error) error {
 			pe.StatusCode = streamErrorStatus[pe.Code]
 		}
 		if apiErr.Response != nil {
-			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+			pe.RetryAfter = providerkit.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 		return pe
 	}
@@ -71,22 +71,4 @@ func redact(msg string, req *http.Request) string {
 		}
 	}
 	return msg
-}
-
-// retryAfter reads how long the server asked the client to wait: Retry-After, in seconds or as an HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < 1e6 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 )
 
 // params builds the request body of a conversation under opts.
@@ -34,17 +36,18 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 	if opts.MaxTokens != nil {
 		p.MaxTokens = int64(*opts.MaxTokens)
 	}
-	if c.thinking > 0 {
-		p.Thinking = sdk.ThinkingConfigParamOfEnabled(c.thinking)
-		if p.MaxTokens <= c.thinking {
-			p.MaxTokens = c.thinking + DefaultMaxTokens
-		}
+	if err := thinking(&p, c.thinking, opts.Reasoning); err != nil {
+		return p, err
+	}
+	cache, err := cacheControl(opts.CacheTTL)
+	if err != nil {
+		return p, err
 	}
 
 	if opts.Instructions != "" {
 		p.System = append(p.System, sdk.TextBlockParam{Text: opts.Instructions})
 	}
-	b := builder{cacheAt: min(opts.CacheMessages, len(msgs)) - 1}
+	b := builder{cacheAt: min(opts.CacheMessages, len(msgs)) - 1, cache: cache}
 	for i, m := range msgs {
 		if m.Role == chat.RoleSystem {
 			if t := m.Text(); t != "" {
@@ -79,10 +82,10 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 	if opts.CacheMessages > 0 {
 		// The tools and the system prompt are the front of the stable prefix: one breakpoint after each.
 		if n := len(p.Tools); n > 0 {
-			p.Tools[n-1].OfTool.CacheControl = sdk.NewCacheControlEphemeralParam()
+			p.Tools[n-1].OfTool.CacheControl = cache
 		}
 		if n := len(p.System); n > 0 {
-			p.System[n-1].CacheControl = sdk.NewCacheControlEphemeralParam()
+			p.System[n-1].CacheControl = cache
 		}
 	}
 	if err := toolChoice(&p, opts); err != nil {
@@ -106,13 +109,79 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 	if opts.TopP != nil {
 		extra["top_p"] = *opts.TopP
 	}
-	for k, v := range opts.Extra {
-		extra[k] = v
-	}
 	if len(extra) > 0 {
 		p.SetExtraFields(extra)
 	}
+	more, err := providerkit.ExtraFields(ProviderName, p, opts.Extra)
+	if err != nil {
+		return p, err
+	}
+	if more != nil {
+		for k, v := range more {
+			extra[k] = v
+		}
+		p.SetExtraFields(extra)
+	}
 	return p, nil
+}
+
+// minThinking is the least thinking budget Claude takes.
+const minThinking = 1024
+
+// thinking sets extended thinking: the client's budget as the default, what the request's reasoning options set
+// over it (an effort stands for a budget, see [providerkit.Budget]; ReasoningNone turns thinking off). The cap on
+// the answer grows to leave room for the budget.
+func thinking(p *sdk.MessageNewParams, budget int64, ro *chat.ReasoningOptions) error {
+	display := sdk.ThinkingConfigEnabledDisplay("")
+	if ro != nil {
+		switch {
+		case ro.Effort == chat.ReasoningNone:
+			p.Thinking = sdk.ThinkingConfigParamUnion{OfDisabled: &sdk.ThinkingConfigDisabledParam{}}
+			return nil
+		case ro.BudgetTokens > 0:
+			budget = int64(ro.BudgetTokens)
+		case ro.Effort != "":
+			b := providerkit.Budget(ro.Effort)
+			if b == 0 {
+				return fmt.Errorf("%s: reasoning effort %q: %w: Claude takes minimal, low, medium, high or none (or a BudgetTokens)", ProviderName, ro.Effort, chat.ErrInvalidRequest)
+			}
+			budget = int64(b)
+		}
+		if ro.IncludeThoughts != nil {
+			display = sdk.ThinkingConfigEnabledDisplaySummarized
+			if !*ro.IncludeThoughts {
+				display = sdk.ThinkingConfigEnabledDisplayOmitted
+			}
+		}
+	}
+	if budget <= 0 {
+		return nil
+	}
+	if budget < minThinking {
+		return fmt.Errorf("%s: a thinking budget of %d tokens: %w: Claude takes at least %d", ProviderName, budget, chat.ErrInvalidRequest, minThinking)
+	}
+	p.Thinking = sdk.ThinkingConfigParamOfEnabled(budget)
+	p.Thinking.OfEnabled.Display = display
+	if p.MaxTokens <= budget {
+		p.MaxTokens = budget + DefaultMaxTokens
+	}
+	return nil
+}
+
+// cacheControl returns the cache mark of a request with the given TTL: Claude's default (five minutes) for
+// zero, or the one other TTL it takes, an hour.
+func cacheControl(ttl time.Duration) (sdk.CacheControlEphemeralParam, error) {
+	c := sdk.NewCacheControlEphemeralParam()
+	switch ttl {
+	case 0:
+	case 5 * time.Minute:
+		c.TTL = sdk.CacheControlEphemeralTTLTTL5m
+	case time.Hour:
+		c.TTL = sdk.CacheControlEphemeralTTLTTL1h
+	default:
+		return c, fmt.Errorf("%s: a cache TTL of %s: %w: Claude keeps a cache 5 minutes or an hour; set CacheTTL to 5*time.Minute or time.Hour", ProviderName, ttl, chat.ErrInvalidRequest)
+	}
+	return c, nil
 }
 
 // toolChoice sets the tool choice, and whether the model may call several tools at once.
@@ -141,6 +210,7 @@ func toolChoice(p *sdk.MessageNewParams, opts *chat.Options) error {
 type builder struct {
 	out     []sdk.MessageParam
 	cacheAt int // the index of the message that ends the stable prefix, or -1
+	cache   sdk.CacheControlEphemeralParam
 }
 
 // blocks returns the content of the last turn when it has role user (or assistant), starting a new turn when
@@ -192,10 +262,7 @@ func (b *builder) add(m chat.Message) error {
 		case chat.ToolCall:
 			content = append(content, sdk.NewToolUseBlock(part.ID, toolInput(part.Arguments), part.Name))
 		case chat.ToolResult:
-			text, isErr := string(part.Result), part.Error != ""
-			if isErr {
-				text = part.Error
-			}
+			text, isErr := providerkit.ResultText(part), part.Error != ""
 			blk := sdk.ToolResultBlockParam{ToolUseID: part.CallID}
 			if text != "" {
 				blk.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: text}}}
@@ -240,7 +307,7 @@ func (b *builder) mark() {
 		}
 		for j := len(content) - 1; j >= 0; j-- {
 			if cc := content[j].GetCacheControl(); cc != nil {
-				*cc = sdk.NewCacheControlEphemeralParam()
+				*cc = b.cache
 				return
 			}
 		}
@@ -297,7 +364,15 @@ func fileBlock(f chat.File) (sdk.ContentBlockParamUnion, error) {
 		}
 		return blk, nil
 	}
-	return sdk.ContentBlockParamUnion{}, fmt.Errorf("%s: file %q of type %q: Claude takes JPEG, PNG, GIF and WebP images, PDF and plain text documents", ProviderName, f.Name, f.MediaType)
+	return sdk.ContentBlockParamUnion{}, fmt.Errorf("%s: file %q of type %q: %w: Claude takes JPEG, PNG, GIF and WebP images and PDF documents (by bytes or URL) and plain text documents (by bytes); convert the file, or set its MediaType to one of these", ProviderName, fileName(f), f.MediaType, chat.ErrInvalidRequest)
+}
+
+// fileName names f in an error: its name, else its URL.
+func fileName(f chat.File) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.URL
 }
 
 // notShown says why a tool result's file is not shown to Claude.

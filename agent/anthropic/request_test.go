@@ -214,7 +214,7 @@ func TestToolResultImages(t *testing.T) {
 	var content []map[string]any
 	is.NoErr(json.Unmarshal(blk.Content, &content))
 	got, _ := json.Marshal(content) // keys sorted
-	is.Equal(string(got), `[{"text":"\"Sales\"","type":"text"},`+
+	is.Equal(string(got), `[{"text":"Sales","type":"text"},`+
 		`{"source":{"data":"iVBORw0KGgo=","media_type":"image/png","type":"base64"},"type":"image"},`+
 		`{"source":{"type":"url","url":"https://example.com/c.webp"},"type":"image"},`+
 		`{"text":"[image image/svg+xml, 6 bytes, not shown: Claude takes JPEG, PNG, GIF and WebP images in a tool result]","type":"text"},`+

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"time"
 
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -59,9 +60,61 @@ type Options struct {
 	// ignore it. It counts msgs as given to the client, and values beyond
 	// len(msgs) count as len(msgs).
 	CacheMessages int
-	// Extra holds provider-specific request fields, passed through as JSON.
+	// CacheTTL is how long the provider keeps the prefix CacheMessages marks, where its API lets the caller say:
+	// Anthropic takes 5 minutes (its default, also meant by zero) or an hour, and refuses other values before
+	// the request. Providers that cache on their own ignore it.
+	CacheTTL time.Duration
+	// Reasoning asks for the model's reasoning for this request; nil leaves the client's defaults (such as
+	// anthropic's WithThinking or openai's WithReasoningEffort). docs/providers.md maps it onto each API.
+	Reasoning *ReasoningOptions
+	// Extra holds provider-specific request fields, passed through as JSON and merged into the request the
+	// provider builds: an object merges key by key into the field of the same name, anything else is added. A
+	// key the provider set itself from these options, at any depth, is an error that names it
+	// ([*ExtraConflictError]): Extra adds to the request, it never replaces what the library set.
 	Extra map[string]json.RawMessage
 }
+
+// ReasoningOptions ask a model to reason before it answers, and say what of its reasoning comes back. The zero
+// value leaves each to the provider and the model. Each provider maps them onto its API (docs/providers.md has
+// the table); a value the API cannot take is an error before the request.
+type ReasoningOptions struct {
+	// Effort is how hard the model reasons. Providers whose API takes a token budget instead (Anthropic, Gemini
+	// 2.x) map it onto one; ReasoningNone turns reasoning off where the model lets it.
+	Effort ReasoningEffort
+	// BudgetTokens caps the tokens spent reasoning (Anthropic's budget_tokens, Gemini's thinkingBudget); zero
+	// leaves it to Effort. Providers whose API takes an effort only (OpenAI) map it onto one.
+	BudgetTokens int
+	// Summary asks for a summary of the reasoning at a level of detail, where the API writes summaries (the
+	// OpenAI Responses API); setting it implies IncludeThoughts.
+	Summary ReasoningSummary
+	// IncludeThoughts says whether the model's readable thoughts, or their summary, come back as [Reasoning]
+	// parts (nil: the provider's default): Gemini's includeThoughts; Claude's thinking display (false:
+	// "omitted", the signature alone comes back); the Responses API's summary ("auto" when Summary is empty;
+	// false asks for none). Encrypted reasoning and signatures come back either way.
+	IncludeThoughts *bool
+}
+
+// ReasoningEffort is how hard a model reasons.
+type ReasoningEffort string
+
+// The efforts [ReasoningOptions] take.
+const (
+	ReasoningNone    ReasoningEffort = "none"
+	ReasoningMinimal ReasoningEffort = "minimal"
+	ReasoningLow     ReasoningEffort = "low"
+	ReasoningMedium  ReasoningEffort = "medium"
+	ReasoningHigh    ReasoningEffort = "high"
+)
+
+// ReasoningSummary is the detail of a reasoning summary.
+type ReasoningSummary string
+
+// The summaries [ReasoningOptions] take.
+const (
+	SummaryAuto     ReasoningSummary = "auto"
+	SummaryConcise  ReasoningSummary = "concise"
+	SummaryDetailed ReasoningSummary = "detailed"
+)
 
 // Clone returns a copy of o whose slices and maps can be changed without touching o.
 func (o *Options) Clone() *Options {

@@ -114,10 +114,10 @@ func (c *collector) flush() {
 
 // JoinReasoning joins a streamed reasoning delta next to the part before it, prev, and reports whether it did.
 // A delta continues prev when both come from the same provider, prev is not finished (it has neither a
-// Signature nor an Encrypted form yet) and their IDs agree (or one is empty): the texts concatenate, and the
+// Signature nor an Encrypted form yet), their IDs agree (or one is empty) and so do their Index: the texts concatenate, and the
 // other fields take the delta's value where prev has none. Otherwise the delta begins a new part.
 func JoinReasoning(prev, next Reasoning) (Reasoning, bool) {
-	if prev.Provider != next.Provider || prev.Signature != "" || prev.Encrypted != "" ||
+	if prev.Provider != next.Provider || prev.Index != next.Index || prev.Signature != "" || prev.Encrypted != "" ||
 		(prev.ID != "" && next.ID != "" && prev.ID != next.ID) {
 		return prev, false
 	}

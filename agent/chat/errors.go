@@ -19,7 +19,27 @@ var (
 	// ErrStreamCut is an answer that broke off: the connection failed, or the stream ended or reported an error
 	// before the provider said the answer was complete.
 	ErrStreamCut = errors.New("chat: stream cut before the answer ended")
+	// ErrInvalidRequest is a request the provider's API would refuse, refused by the provider client before it
+	// is sent: a file the API cannot take, an option out of the API's range, an Extra field that collides with
+	// one the library sets. The error's message says why and what to set.
+	ErrInvalidRequest = errors.New("chat: invalid request")
 )
+
+// An ExtraConflictError is an [Options.Extra] field that would replace a field the provider set from the
+// options. It wraps [ErrInvalidRequest].
+type ExtraConflictError struct {
+	// Provider names the provider.
+	Provider string
+	// Field is the request field's path, such as "generationConfig.temperature".
+	Field string
+}
+
+func (e *ExtraConflictError) Error() string {
+	return fmt.Sprintf("%s: Options.Extra sets %q, which the request already sets from the options: set it through the options, or leave it out of Extra", e.Provider, e.Field)
+}
+
+// Unwrap returns [ErrInvalidRequest].
+func (e *ExtraConflictError) Unwrap() error { return ErrInvalidRequest }
 
 // A ProviderError is a model provider's refusal of a request: an HTTP status, the provider's own message and,
 // for rate limits, how long to wait. Providers return it (wrapping their SDK's error, which stays reachable with

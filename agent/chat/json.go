@@ -69,6 +69,8 @@ type wirePart struct {
 	URL       string `json:"url,omitempty"`
 	Encrypted string `json:"encrypted,omitempty"`
 	Signature string `json:"signature,omitempty"`
+	ItemID    string `json:"item_id,omitempty"`
+	Index     int64  `json:"index,omitempty"`
 }
 
 // MarshalJSON encodes the message with a type discriminator on each part.
@@ -151,7 +153,8 @@ func encodePart(p Part) (wirePart, error) {
 	case File:
 		return encodeFile(p), nil
 	case Reasoning:
-		return wirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature}, nil
+		return wirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature,
+			Index: int64(p.Index)}, nil
 	case UsagePart:
 		u := p.Usage
 		return wirePart{Type: "usage", InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
@@ -200,7 +203,7 @@ func decodeFiles(ws []wirePart) ([]File, error) {
 }
 
 func encodeCall(c ToolCall) wirePart {
-	w := wirePart{Type: "tool_call", ID: c.ID, Name: c.Name}
+	w := wirePart{Type: "tool_call", ID: c.ID, Name: c.Name, Provider: c.Provider, ItemID: c.ItemID}
 	w.Arguments, w.ArgumentsText = embed(c.Arguments)
 	return w
 }
@@ -231,7 +234,8 @@ func decodePart(w *wirePart) (Part, error) {
 	case "file":
 		return File{Name: w.Name, MediaType: w.MediaType, Data: w.Bytes, URL: w.URL}, nil
 	case "reasoning":
-		return Reasoning{Provider: w.Provider, ID: w.ID, Text: w.Text, Encrypted: w.Encrypted, Signature: w.Signature}, nil
+		return Reasoning{Provider: w.Provider, ID: w.ID, Text: w.Text, Encrypted: w.Encrypted, Signature: w.Signature,
+			Index: int(w.Index)}, nil
 	case "usage":
 		return UsagePart{Usage: Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, TotalTokens: w.TotalTokens,
 			CacheReadTokens: w.CacheReadTokens, CacheWriteTokens: w.CacheWriteTokens, ReasoningTokens: w.ReasoningTokens}}, nil
@@ -245,7 +249,7 @@ func decodePart(w *wirePart) (Part, error) {
 }
 
 func decodeCall(w *wirePart) ToolCall {
-	return ToolCall{ID: w.ID, Name: w.Name, Arguments: unembed(w.Arguments, w.ArgumentsText)}
+	return ToolCall{ID: w.ID, Name: w.Name, Arguments: unembed(w.Arguments, w.ArgumentsText), Provider: w.Provider, ItemID: w.ItemID}
 }
 
 func encodeStanding(s Standing) (string, error) {
@@ -328,7 +332,7 @@ var (
 	partKeys    = []string{"type", "text", "id", "name", "arguments", "arguments_text", "call_id", "result",
 		"result_text", "error", "files", "call", "tool_id", "request_id", "approved", "reason", "always", "input_tokens",
 		"output_tokens", "total_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "provider",
-		"data", "data_text", "media_type", "bytes", "url", "encrypted", "signature"}
+		"data", "data_text", "media_type", "bytes", "url", "encrypted", "signature", "item_id", "index"}
 )
 
 // foldsTo reports whether key equals one of names ignoring case, as encoding/json matches keys.
@@ -444,13 +448,13 @@ func decodeWirePart(d *tooljson.Decoder, w *wirePart) bool {
 	if !d.Object() {
 		return false
 	}
-	var seen uint32
+	var seen uint64
 	for {
 		key, ok := d.Field()
 		if !ok {
 			break
 		}
-		var bit uint32
+		var bit uint64
 		switch string(key) {
 		case "type":
 			bit = 1 << 0
@@ -574,6 +578,12 @@ func decodeWirePart(d *tooljson.Decoder, w *wirePart) bool {
 		case "signature":
 			bit = 1 << 29
 			readString(d, &w.Signature)
+		case "item_id":
+			bit = 1 << 31
+			readString(d, &w.ItemID)
+		case "index":
+			bit = 1 << 32
+			readInt(d, &w.Index)
 		default:
 			if foldsTo(key, partKeys) {
 				return false
@@ -652,7 +662,7 @@ func decodeAlways(b []byte) string {
 func decodePartFast(w *wirePart) (Part, error) {
 	switch w.Type {
 	case "tool_call":
-		return ToolCall{ID: w.ID, Name: w.Name, Arguments: unembedOwned(w.Arguments, w.ArgumentsText)}, nil
+		return ToolCall{ID: w.ID, Name: w.Name, Arguments: unembedOwned(w.Arguments, w.ArgumentsText), Provider: w.Provider, ItemID: w.ItemID}, nil
 	case "tool_result":
 		files, err := decodeFiles(w.Files)
 		if err != nil {
@@ -664,7 +674,8 @@ func decodePartFast(w *wirePart) (Part, error) {
 			return nil, errors.New("approval_request without a call")
 		}
 		c := w.Call
-		return ApprovalRequest{ID: w.ID, Call: ToolCall{ID: c.ID, Name: c.Name, Arguments: unembedOwned(c.Arguments, c.ArgumentsText)}, ToolID: w.ToolID}, nil
+		return ApprovalRequest{ID: w.ID, Call: ToolCall{ID: c.ID, Name: c.Name, Arguments: unembedOwned(c.Arguments, c.ArgumentsText),
+			Provider: c.Provider, ItemID: c.ItemID}, ToolID: w.ToolID}, nil
 	case "raw":
 		return Raw{Provider: w.Provider, Data: unembedOwned(w.Data, w.DataText)}, nil
 	}
@@ -686,7 +697,7 @@ func messageSize(m *Message) int {
 		case Text:
 			n += 24 + len(p.Text)
 		case ToolCall:
-			n += 64 + len(p.ID) + len(p.Name) + len(p.Arguments)
+			n += 64 + len(p.ID) + len(p.Name) + len(p.Arguments) + len(p.Provider) + len(p.ItemID)
 		case ToolResult:
 			n += 64 + len(p.CallID) + len(p.Result) + len(p.Error)
 			for _, f := range p.Files {
@@ -781,6 +792,8 @@ func appendWirePart(b []byte, w *wirePart) []byte {
 	b = appendStringField(b, `,"url":`, w.URL)
 	b = appendStringField(b, `,"encrypted":`, w.Encrypted)
 	b = appendStringField(b, `,"signature":`, w.Signature)
+	b = appendStringField(b, `,"item_id":`, w.ItemID)
+	b = appendIntField(b, `,"index":`, w.Index)
 	return append(b, '}')
 }
 

@@ -60,6 +60,8 @@ type refWirePart struct {
 	URL       string `json:"url,omitempty"`
 	Encrypted string `json:"encrypted,omitempty"`
 	Signature string `json:"signature,omitempty"`
+	ItemID    string `json:"item_id,omitempty"`
+	Index     int64  `json:"index,omitempty"`
 }
 
 // refMarshalMessage is the encoder before the single-pass one: the reference its output must equal.
@@ -149,7 +151,7 @@ func refEncodePart(p chat.Part) (refWirePart, error) {
 	case chat.File:
 		return refWirePart{Type: "file", Name: p.Name, MediaType: p.MediaType, Bytes: p.Data, URL: p.URL}, nil
 	case chat.Reasoning:
-		return refWirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature}, nil
+		return refWirePart{Type: "reasoning", Text: p.Text, ID: p.ID, Provider: p.Provider, Encrypted: p.Encrypted, Signature: p.Signature, Index: int64(p.Index)}, nil
 	case chat.UsagePart:
 		u := p.Usage
 		return refWirePart{Type: "usage", InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
@@ -166,7 +168,7 @@ func refEncodePart(p chat.Part) (refWirePart, error) {
 }
 
 func refEncodeCall(c chat.ToolCall) refWirePart {
-	w := refWirePart{Type: "tool_call", ID: c.ID, Name: c.Name}
+	w := refWirePart{Type: "tool_call", ID: c.ID, Name: c.Name, Provider: c.Provider, ItemID: c.ItemID}
 	w.Arguments, w.ArgumentsText = refEmbed(c.Arguments)
 	return w
 }
@@ -200,7 +202,7 @@ func refDecodePart(w *refWirePart) (chat.Part, error) {
 	case "file":
 		return chat.File{Name: w.Name, MediaType: w.MediaType, Data: w.Bytes, URL: w.URL}, nil
 	case "reasoning":
-		return chat.Reasoning{Provider: w.Provider, ID: w.ID, Text: w.Text, Encrypted: w.Encrypted, Signature: w.Signature}, nil
+		return chat.Reasoning{Provider: w.Provider, ID: w.ID, Text: w.Text, Encrypted: w.Encrypted, Signature: w.Signature, Index: int(w.Index)}, nil
 	case "usage":
 		return chat.UsagePart{Usage: chat.Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, TotalTokens: w.TotalTokens,
 			CacheReadTokens: w.CacheReadTokens, CacheWriteTokens: w.CacheWriteTokens, ReasoningTokens: w.ReasoningTokens}}, nil
@@ -214,7 +216,7 @@ func refDecodePart(w *refWirePart) (chat.Part, error) {
 }
 
 func refDecodeCall(w *refWirePart) chat.ToolCall {
-	return chat.ToolCall{ID: w.ID, Name: w.Name, Arguments: refUnembed(w.Arguments, w.ArgumentsText)}
+	return chat.ToolCall{ID: w.ID, Name: w.Name, Arguments: refUnembed(w.Arguments, w.ArgumentsText), Provider: w.Provider, ItemID: w.ItemID}
 }
 
 func refEncodeStanding(s chat.Standing) (string, error) {

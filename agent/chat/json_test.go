@@ -28,7 +28,8 @@ func allParts() []chat.Message {
 			chat.Reasoning{Provider: "anthropic", Text: "The user wants ticket 4711.", Signature: "EqQBCkYIBxgC"},
 			chat.Reasoning{Provider: "anthropic", Encrypted: "EmwKAhgBEgy3va3pzix"},
 			chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "**Looking up**", Encrypted: "gAAAAB"},
-			chat.ToolCall{ID: "call_5", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4712}`)},
+			chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "**Answering**", Index: 1},
+			chat.ToolCall{ID: "call_5", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4712}`), Provider: "openai", ItemID: "fc_5"},
 			chat.UsagePart{Usage: chat.Usage{InputTokens: 1200, OutputTokens: 300, TotalTokens: 1500,
 				CacheReadTokens: 1000, CacheWriteTokens: 150, ReasoningTokens: 240}},
 		}},
@@ -44,7 +45,7 @@ func allParts() []chat.Message {
 		}},
 		{Role: chat.RoleAssistant, Parts: []chat.Part{
 			chat.ApprovalRequest{ID: "apr_1", ToolID: "example.com/tickets.Tickets.close_ticket",
-				Call: chat.ToolCall{ID: "call_4", Name: "close_ticket", Arguments: json.RawMessage(`{"number":4711}`)}},
+				Call: chat.ToolCall{ID: "call_4", Name: "close_ticket", Arguments: json.RawMessage(`{"number":4711}`), Provider: "openai", ItemID: "fc_4"}},
 		}},
 		{Role: chat.RoleUser, Parts: []chat.Part{
 			chat.ApprovalAnswer{RequestID: "apr_1", Approved: true, Always: chat.ForArguments},
@@ -84,7 +85,7 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 	// Reasoning, files and the detailed usage come back typed, bytes for bytes.
 	is.Equal(got[3].Parts[0], chat.Reasoning{Provider: "anthropic", Text: "The user wants ticket 4711.", Signature: "EqQBCkYIBxgC"})
 	is.Equal(got[3].Parts[2].(chat.Reasoning).Encrypted, "gAAAAB")
-	is.Equal(got[3].Parts[4].(chat.UsagePart).Usage, chat.Usage{InputTokens: 1200, OutputTokens: 300, TotalTokens: 1500,
+	is.Equal(got[3].Parts[5].(chat.UsagePart).Usage, chat.Usage{InputTokens: 1200, OutputTokens: 300, TotalTokens: 1500,
 		CacheReadTokens: 1000, CacheWriteTokens: 150, ReasoningTokens: 240})
 	img := got[4].Parts[1].(chat.File)
 	is.Equal(img.Data, []byte("\x89PNG\r\n\x1a\n\x00\xff"))
@@ -115,6 +116,27 @@ func TestToolResultFilesJSON(t *testing.T) {
 	err = json.Unmarshal([]byte(`{"role":"tool","parts":[{"type":"tool_result","call_id":"c1","files":[{"type":"text","text":"x"}]}]}`), &old)
 	is.True(err != nil) // a result's file must be a file part
 	is.True(strings.Contains(err.Error(), `tool_result file 0: a part of type "text", not file`))
+}
+
+// TestProviderIDsJSON checks the stored form of the ids a provider needs back (a call's item id, a reasoning
+// part's index within its item), and that parts stored before them load without them.
+func TestProviderIDsJSON(t *testing.T) {
+	is := is.New(t)
+	m := chat.Message{Role: chat.RoleAssistant, Parts: []chat.Part{
+		chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "b", Index: 1, Encrypted: "gA"},
+		chat.ToolCall{ID: "call_1", Name: "get", Arguments: json.RawMessage(`{}`), Provider: "openai", ItemID: "fc_1"},
+	}}
+	data, err := json.Marshal(m)
+	is.NoErr(err)
+	is.Equal(string(data), `{"role":"assistant","parts":[{"type":"reasoning","text":"b","id":"rs_1","provider":"openai","encrypted":"gA","index":1},{"type":"tool_call","id":"call_1","name":"get","arguments":{},"provider":"openai","item_id":"fc_1"}]}`)
+	var back chat.Message
+	is.NoErr(json.Unmarshal(data, &back))
+	is.True(reflect.DeepEqual(back, m)) // round trip
+
+	var old chat.Message
+	is.NoErr(json.Unmarshal([]byte(`{"role":"assistant","parts":[{"type":"reasoning","text":"a","id":"rs_1","provider":"openai"},{"type":"tool_call","id":"call_1","name":"get","arguments":{}}]}`), &old))
+	is.Equal(old.Parts[0], chat.Part(chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "a"}))
+	is.Equal(old.Parts[1], chat.Part(chat.ToolCall{ID: "call_1", Name: "get", Arguments: json.RawMessage(`{}`)}))
 }
 
 func TestMessageJSONShape(t *testing.T) {

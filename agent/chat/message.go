@@ -123,6 +123,10 @@ type Reasoning struct {
 	// Signature is the provider's signature over the reasoning (or, for providers that sign a following part,
 	// such as a tool call, over that part). Providers whose signatures are bytes keep them in standard base64.
 	Signature string
+	// Index is the part's position among the parts of one provider item that holds several, such as the summary
+	// parts of an OpenAI Responses reasoning item: parts with one ID and different Index are kept apart and sent
+	// back, in order, as the one item they came in.
+	Index int
 }
 
 // ToolCall is a model's request to call a tool.
@@ -133,6 +137,12 @@ type ToolCall struct {
 	Name string
 	// Arguments is the JSON the model sent. It may be malformed: the tool loop answers it.
 	Arguments json.RawMessage
+	// Provider names the provider that wrote ItemID, as its ProviderName; only it sends ItemID back.
+	Provider string
+	// ItemID is the provider's own id of the item that carried the call, where its API has one beside the call's
+	// ID and needs it back with the call: the OpenAI Responses API's function_call item id ("fc_..."), which
+	// must follow the reasoning item it belongs to on the next request.
+	ItemID string
 }
 
 // ToolResult answers one ToolCall.

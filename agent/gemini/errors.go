@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 )
 
 // errUnexpectedEnd is the cause of a stream that ended before Gemini said why the model stopped.
@@ -103,25 +103,8 @@ func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	if r, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
 		r.mu.Lock()
-		r.ans = answer{status: resp.StatusCode, wait: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+		r.ans = answer{status: resp.StatusCode, wait: providerkit.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
 		r.mu.Unlock()
 	}
 	return resp, err
-}
-
-// parseRetryAfter reads Retry-After: seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < 1e6 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
@@ -72,6 +73,7 @@ func (c *Client) request(msgs []chat.Message, opts *chat.Options) (*request, err
 			r.contents = append(r.contents, results)
 		}
 	}
+	r.contents = turns(r.contents)
 	if len(system) > 0 {
 		cfg.SystemInstruction = &genai.Content{Parts: system}
 	}
@@ -124,14 +126,143 @@ func (c *Client) request(msgs []chat.Message, opts *chat.Options) (*request, err
 		cfg.ResponseMIMEType = "application/json"
 		cfg.ResponseJsonSchema = a.Schema
 	}
+	if err := thinking(cfg, r.model, opts.Reasoning); err != nil {
+		return nil, err
+	}
 	if len(opts.Extra) > 0 {
+		// genai merges ExtraBody into its body map by map: decoded objects merge key by key, which raw JSON
+		// would not. What the library set is checked first, on the body's shape.
+		body, err := wireShape(r.contents, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if err := providerkit.Merge(ProviderName, body, opts.Extra); err != nil {
+			return nil, err
+		}
 		extra := make(map[string]any, len(opts.Extra))
-		for k, v := range opts.Extra {
-			extra[k] = v
+		for k, raw := range opts.Extra {
+			extra[k], _ = providerkit.Decode(raw) // Merge decoded each already
 		}
 		cfg.HTTPOptions = &genai.HTTPOptions{ExtraBody: extra}
 	}
 	return r, nil
+}
+
+// startText is the user turn that begins contents which would not begin with one: a run on instructions alone,
+// or a history whose first turn is the model's. Gemini wants a user turn first (a function call right after a
+// user turn or a function response), and the same text on every request keeps the prefix the same.
+const startText = "Begin."
+
+// turns puts contents in the order Gemini takes: a user turn first; turns of one role in a row joined into one
+// (function responses kept apart from other user content), and a user's content that came between a model's
+// function calls and their responses moved after the responses, which must follow the calls.
+func turns(contents []*genai.Content) []*genai.Content {
+	out := contents[:0:0]
+	for _, c := range contents {
+		n := len(out)
+		if n >= 2 && isResponses(c) && out[n-1].Role == genai.RoleUser && !isResponses(out[n-1]) && hasCalls(out[n-2]) {
+			out[n-1], c = c, out[n-1]
+			n--
+			out = out[:n+1]
+		}
+		if n > 0 && out[n-1].Role == c.Role && isResponses(out[n-1]) == isResponses(c) {
+			joined := *out[n-1]
+			joined.Parts = append(append([]*genai.Part(nil), out[n-1].Parts...), c.Parts...)
+			out[n-1] = &joined
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 || out[0].Role != genai.RoleUser || isResponses(out[0]) {
+		out = append([]*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: startText}}}}, out...)
+	}
+	return out
+}
+
+func isResponses(c *genai.Content) bool {
+	return len(c.Parts) > 0 && c.Parts[0].FunctionResponse != nil
+}
+
+func hasCalls(c *genai.Content) bool {
+	for _, p := range c.Parts {
+		if p.FunctionCall != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// topLevel are the config's fields genai sends at the top of the body; the others go in generationConfig.
+var topLevel = map[string]bool{"systemInstruction": true, "safetySettings": true, "tools": true, "toolConfig": true,
+	"labels": true, "cachedContent": true, "serviceTier": true, "continuationToken": true, "store": true}
+
+// clientOnly are the config's fields genai does not send.
+var clientOnly = map[string]bool{"httpOptions": true, "automaticFunctionCalling": true, "shouldReturnHttpResponse": true}
+
+// wireShape returns the body genai sends for contents and cfg, as far as Extra can collide with it: the config's
+// fields where the API takes them, at the top or in generationConfig.
+func wireShape(contents []*genai.Content, cfg *genai.GenerateContentConfig) (map[string]any, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode the request: %w", ProviderName, err)
+	}
+	v, err := providerkit.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode the request: %w", ProviderName, err)
+	}
+	body, gen := map[string]any{}, map[string]any{}
+	for k, x := range v.(map[string]any) {
+		switch {
+		case clientOnly[k]:
+		case topLevel[k]:
+			body[k] = x
+		default:
+			gen[k] = x
+		}
+	}
+	if len(gen) > 0 {
+		body["generationConfig"] = gen
+	}
+	if len(contents) > 0 {
+		body["contents"] = true // a list Extra cannot merge into
+	}
+	return body, nil
+}
+
+// thinking sets the thinking config of the request's reasoning options: a token budget (an effort stands for
+// one on Gemini 2 models, see [providerkit.Budget]), or, on Gemini 3 models, a thinking level; none is a budget
+// of zero; IncludeThoughts asks for the thoughts' summaries.
+func thinking(cfg *genai.GenerateContentConfig, model string, ro *chat.ReasoningOptions) error {
+	if ro == nil {
+		return nil
+	}
+	tc := &genai.ThinkingConfig{}
+	switch {
+	case ro.Effort == chat.ReasoningNone:
+		tc.ThinkingBudget = genai.Ptr[int32](0)
+	case ro.BudgetTokens > 0:
+		tc.ThinkingBudget = genai.Ptr(int32(ro.BudgetTokens))
+	case ro.Effort != "":
+		if generation(model) >= 3 {
+			tc.ThinkingLevel = genai.ThinkingLevel(strings.ToUpper(string(ro.Effort)))
+			if !providerkit.ValidEffort(ro.Effort) {
+				return fmt.Errorf("%s: reasoning effort %q: %w: Gemini takes minimal, low, medium or high", ProviderName, ro.Effort, chat.ErrInvalidRequest)
+			}
+			break
+		}
+		b := providerkit.Budget(ro.Effort)
+		if b == 0 {
+			return fmt.Errorf("%s: reasoning effort %q: %w: Gemini takes minimal, low, medium, high or none (or a BudgetTokens)", ProviderName, ro.Effort, chat.ErrInvalidRequest)
+		}
+		tc.ThinkingBudget = genai.Ptr(int32(b))
+	}
+	if ro.IncludeThoughts != nil {
+		tc.IncludeThoughts = *ro.IncludeThoughts
+	}
+	if tc.ThinkingBudget != nil || tc.ThinkingLevel != "" || tc.IncludeThoughts {
+		cfg.ThinkingConfig = tc
+	}
+	return nil
 }
 
 // convert returns the contents of one message for model: the message itself, and a user content holding the
@@ -240,17 +371,24 @@ func convert(m chat.Message, names map[string]string, model string) (content, re
 // mediaResponses reports whether model takes images in a function response (multimodal function responses):
 // Gemini 3 models and later do; a Gemini 2 model refuses the whole request, and so may a model by another name
 // (an alias, a tuned model), which this cannot tell.
-func mediaResponses(model string) bool {
+func mediaResponses(model string) bool { return generation(model) >= 3 }
+
+// generation returns the major version a Gemini model's name says ("gemini-3-pro-preview": 3), or 0 for a name
+// that says none.
+func generation(model string) int {
 	rest, ok := strings.CutPrefix(model[strings.LastIndexByte(model, '/')+1:], "gemini-")
 	if !ok {
-		return false
+		return 0
 	}
 	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
 	if end < 0 {
 		end = len(rest)
 	}
 	major, err := strconv.Atoi(rest[:end])
-	return err == nil && major >= 3
+	if err != nil {
+		return 0
+	}
+	return major
 }
 
 // responsePart returns an image a tool returned as a part of its function response (a multimodal function
@@ -278,7 +416,7 @@ func responsePart(f chat.File) *genai.FunctionResponsePart {
 func filePart(f chat.File) (*genai.Part, error) {
 	if f.URL == "" {
 		if f.MediaType == "" {
-			return nil, fmt.Errorf("%s: file %q has no media type", ProviderName, f.Name)
+			return nil, fmt.Errorf("%s: file %q: %w: Gemini needs the media type of a file's bytes; set File.MediaType", ProviderName, f.Name, chat.ErrInvalidRequest)
 		}
 		return &genai.Part{InlineData: &genai.Blob{MIMEType: f.MediaType, Data: f.Data}}, nil
 	}
@@ -292,7 +430,7 @@ func filePart(f chat.File) (*genai.Part, error) {
 		}
 	}
 	if mt == "" {
-		return nil, fmt.Errorf("%s: file %s: Gemini needs its media type, and its name does not say it", ProviderName, f.URL)
+		return nil, fmt.Errorf("%s: file %s: %w: Gemini needs a file's media type, and its URL's name has no extension that says it; set File.MediaType (such as \"image/png\" or \"application/pdf\")", ProviderName, f.URL, chat.ErrInvalidRequest)
 	}
 	return &genai.Part{FileData: &genai.FileData{FileURI: f.URL, MIMEType: mt}}, nil
 }

@@ -597,14 +597,14 @@ func TestToolImagesFollowTheToolMessages(t *testing.T) {
 	want := []string{
 		`{"content":"Draw both.","role":"user"}`,
 		`{"role":"assistant","tool_calls":[{"id":"call_1","function":{"arguments":"{}","name":"chart"},"type":"function"},{"id":"call_2","function":{"arguments":"{}","name":"chart"},"type":"function"}]}`,
-		`{"content":"\"one\"","role":"tool","tool_call_id":"call_1"}`,
-		`{"content":"\"two\"","role":"tool","tool_call_id":"call_2"}`,
+		`{"content":"one","role":"tool","tool_call_id":"call_1"}`,
+		`{"content":"two","role":"tool","tool_call_id":"call_2"}`,
 		`{"content":[{"text":"Images from the result of tool call call_1:","type":"text"},{"image_url":{"url":"` + data + `"},"type":"image_url"},` +
 			`{"text":"Images from the result of tool call call_2:","type":"text"},{"text":"[image image/bmp, 2 bytes, not shown: OpenAI takes PNG, JPEG, WebP and GIF images]","type":"text"},` +
 			`{"image_url":{"url":"https://example.com/c.png"},"type":"image_url"}],"role":"user"}`,
 		`{"content":"And now?","role":"user"}`,
 		`{"role":"assistant","tool_calls":[{"id":"call_3","function":{"arguments":"{}","name":"chart"},"type":"function"}]}`,
-		`{"content":"\"three\"","role":"tool","tool_call_id":"call_3"}`,
+		`{"content":"three","role":"tool","tool_call_id":"call_3"}`,
 		`{"content":[{"text":"Images from the result of tool call call_3:","type":"text"},{"image_url":{"url":"` + data + `"},"type":"image_url"}],"role":"user"}`,
 	}
 	is.Equal(len(body.Messages), len(want))
@@ -629,7 +629,7 @@ func TestToolImagesOff(t *testing.T) {
 		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`"one"`),
 			Files: []chat.File{{MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")}}}}},
 	}
-	const want = "\"one\"\n[image image/png, 8 bytes, not shown: this model is given no images]"
+	const want = "one\n[image image/png, 8 bytes, not shown: this model is given no images]"
 
 	srv := openaitest.NewServer(openaitest.Reply{Text: "done"})
 	defer srv.Close()

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 )
 
 // wrapError turns the SDK's errors into [*chat.ProviderError]s, keeping the SDK's error reachable. A canceled
@@ -29,7 +29,7 @@ func wrapError(ctx context.Context, err error) error {
 			Err:        apiErr,
 		}
 		if apiErr.Response != nil {
-			pe.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+			pe.RetryAfter = providerkit.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 		return pe
 	}
@@ -63,28 +63,4 @@ func redact(msg string, req *http.Request) string {
 		return msg
 	}
 	return strings.ReplaceAll(msg, key, "[redacted]")
-}
-
-// retryAfter reads how long the server asked the client to wait: Retry-After-Ms (milliseconds), then
-// Retry-After (seconds or an HTTP date).
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < 1e6 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

@@ -14,20 +14,12 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
-// restorers maps the names of tools sent in strict mode to their adapted schemas, whose Restore turns the
-// model's arguments back into what the tool's own schema means.
-type restorers map[string]*schemaprofile.Adapted
-
-// restore returns call with its arguments restored, when its tool was sent in strict mode.
-func (r restorers) restore(call chat.ToolCall) chat.ToolCall {
-	if a := r[call.Name]; a != nil {
-		call.Arguments = a.Restore(call.Arguments)
-	}
-	return call
-}
+// restorers says how to restore the arguments of the tools a request sent in strict mode.
+type restorers = providerkit.Restorers
 
 // params builds the request body of a conversation under opts, and says how to restore the arguments of the
 // tools it sends in strict mode.
@@ -84,20 +76,7 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 	if len(opts.Tools) > 0 {
 		p.Tools = make([]sdk.ChatCompletionToolUnionParam, 0, len(opts.Tools))
 		for _, t := range opts.Tools {
-			schema, strict := t.Schema, false
-			if c.strict {
-				// Strict where strict mode can describe the schema; a tool it cannot (a map, a value of any
-				// type) goes without, as the API allows per tool.
-				if a, err := schemaprofile.OpenAIStrict.Adapt(t.Name, t.Schema); err == nil {
-					schema, strict = a.Schema, true
-					if a.Changed {
-						if r == nil {
-							r = restorers{}
-						}
-						r[t.Name] = a
-					}
-				}
-			}
+			schema, strict := providerkit.StrictTool(&r, c.strict, t.Name, t.Schema)
 			params, err := schemaParameters(schema)
 			if err != nil {
 				return p, nil, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
@@ -141,14 +120,26 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (p sdk.ChatComp
 		}
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
 	}
-	if len(opts.Extra) > 0 {
-		extra := make(map[string]any, len(opts.Extra))
-		for k, v := range opts.Extra {
-			extra[k] = v
-		}
+	if ro := opts.Reasoning; ro != nil {
+		// Chat Completions takes an effort and returns no reasoning: the summary and the thoughts stay out.
+		p.ReasoningEffort = shared.ReasoningEffort(effort(ro))
+	}
+	extra, err := providerkit.ExtraFields(ProviderName, p, opts.Extra)
+	if err != nil {
+		return p, nil, err
+	}
+	if extra != nil {
 		p.SetExtraFields(extra)
 	}
 	return p, r, nil
+}
+
+// effort returns the effort OpenAI's APIs take for ro: its Effort, or the effort its token budget stands for.
+func effort(ro *chat.ReasoningOptions) chat.ReasoningEffort {
+	if ro.Effort == "" && ro.BudgetTokens > 0 {
+		return providerkit.Effort(ro.BudgetTokens)
+	}
+	return ro.Effort
 }
 
 // appendMessage appends the provider messages of m. Tool results become "tool" messages answering their call
@@ -188,10 +179,7 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message, wi
 				Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: part.Name, Arguments: args},
 			}})
 		case chat.ToolResult:
-			content := part.Error
-			if content == "" {
-				content = string(part.Result)
-			}
+			content := providerkit.ResultText(part)
 			if !withImages {
 				content += notShownLines(part.Files)
 			}

@@ -31,7 +31,7 @@ func response(cc *sdk.ChatCompletion, r restorers) *chat.Response {
 			msg.Parts = append(msg.Parts, chat.Raw{Provider: ProviderName, Data: json.RawMessage(tc.RawJSON())})
 			continue
 		}
-		msg.Parts = append(msg.Parts, r.restore(chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)}))
+		msg.Parts = append(msg.Parts, r.Restore(chat.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)}))
 	}
 	resp.Messages = []chat.Message{msg}
 	return resp
@@ -96,7 +96,7 @@ func (a *assembler) add(ch sdk.ChatCompletionChunk) []chat.Update {
 			a.finished = true
 			u := a.update()
 			for _, c := range a.calls {
-				u.Parts = append(u.Parts, a.restore.restore(c.toolCall()))
+				u.Parts = append(u.Parts, a.restore.Restore(c.toolCall()))
 			}
 			a.calls = a.calls[:0]
 			u.FinishReason = finishReason(choice.FinishReason)

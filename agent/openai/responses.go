@@ -11,8 +11,10 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
@@ -209,25 +211,11 @@ func (c *ResponsesClient) params(msgs []chat.Message, opts *chat.Options) (p res
 	if opts.MaxTokens != nil {
 		p.MaxOutputTokens = param.NewOpt(int64(*opts.MaxTokens))
 	}
-	if c.effort != "" {
-		p.Reasoning.Effort = sdk.ReasoningEffort(c.effort)
-		p.Reasoning.Summary = sdk.ReasoningSummaryAuto
-	}
+	reasoning(&p.Reasoning, c.effort, opts.Reasoning)
 	if len(opts.Tools) > 0 {
 		p.Tools = make([]responses.ToolUnionParam, 0, len(opts.Tools))
 		for _, t := range opts.Tools {
-			schema, strict := t.Schema, false
-			if c.strict {
-				if a, err := schemaprofile.OpenAIStrict.Adapt(t.Name, t.Schema); err == nil {
-					schema, strict = a.Schema, true
-					if a.Changed {
-						if r == nil {
-							r = restorers{}
-						}
-						r[t.Name] = a
-					}
-				}
-			}
+			schema, strict := providerkit.StrictTool(&r, c.strict, t.Name, t.Schema)
 			params, err := schemaParameters(schema)
 			if err != nil {
 				return p, nil, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
@@ -268,14 +256,42 @@ func (c *ResponsesClient) params(msgs []chat.Message, opts *chat.Options) (p res
 		}
 		p.Text.Format.OfJSONSchema = &responses.ResponseFormatTextJSONSchemaConfigParam{Name: name, Schema: sp, Strict: param.NewOpt(rf.Strict)}
 	}
-	if len(opts.Extra) > 0 {
-		extra := make(map[string]any, len(opts.Extra))
-		for k, v := range opts.Extra {
-			extra[k] = v
-		}
+	extra, err := providerkit.ExtraFields(ProviderName, p, opts.Extra)
+	if err != nil {
+		return p, nil, err
+	}
+	if extra != nil {
 		p.SetExtraFields(extra)
 	}
 	return p, r, nil
+}
+
+// reasoning sets the request's reasoning: the client's effort (with a summary) as the default, what the request's
+// options set over it. Thoughts asked for without a summary's detail come as the "auto" summary.
+func reasoning(p *shared.ReasoningParam, clientEffort string, ro *chat.ReasoningOptions) {
+	e, summary := chat.ReasoningEffort(clientEffort), chat.ReasoningSummary("")
+	if e != "" {
+		summary = chat.SummaryAuto
+	}
+	if ro != nil {
+		if re := effort(ro); re != "" {
+			e = re
+		}
+		switch {
+		case ro.IncludeThoughts != nil && !*ro.IncludeThoughts:
+			summary = ""
+		case ro.Summary != "":
+			summary = ro.Summary
+		case ro.IncludeThoughts != nil:
+			summary = chat.SummaryAuto
+		}
+	}
+	if e != "" {
+		p.Effort = shared.ReasoningEffort(e)
+	}
+	if summary != "" {
+		p.Summary = shared.ReasoningSummary(summary)
+	}
 }
 
 // appendItems appends the input items of m, in the order of its parts: an assistant's reasoning items, text and
@@ -318,7 +334,12 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 				text.Reset()
 			}
 		}
+		var item *responses.ResponseReasoningItemParam // the reasoning item the parts in a row build
 		for _, part := range m.Parts {
+			r, isReasoning := part.(chat.Reasoning)
+			if !isReasoning || item == nil || r.ID != item.ID {
+				item = nil
+			}
 			switch part := part.(type) {
 			case chat.Text:
 				text.WriteString(part.Text)
@@ -326,22 +347,31 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 				if part.Provider != ProviderName || part.ID == "" {
 					continue // another provider's, or one the API cannot take back without its item id
 				}
-				flush()
-				item := responses.ResponseReasoningItemParam{ID: part.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+				if item == nil {
+					// The parts of one item (its summary's, in a row, with its id) go back as that one item.
+					flush()
+					out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: &responses.ResponseReasoningItemParam{
+						ID: part.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}})
+					item = out[len(out)-1].OfReasoning
+				}
 				if part.Text != "" {
 					item.Summary = append(item.Summary, responses.ResponseReasoningItemSummaryParam{Text: part.Text})
 				}
 				if part.Encrypted != "" {
 					item.EncryptedContent = param.NewOpt(part.Encrypted)
 				}
-				out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: &item})
 			case chat.ToolCall:
 				flush()
 				args := string(part.Arguments)
 				if args == "" {
 					args = "{}"
 				}
-				out = append(out, responses.ResponseInputItemParamOfFunctionCall(args, part.ID, part.Name))
+				fc := responses.ResponseInputItemParamOfFunctionCall(args, part.ID, part.Name)
+				if part.Provider == ProviderName && part.ItemID != "" {
+					// The item's own id ("fc_..."): the API wants it back after the reasoning item it follows.
+					fc.OfFunctionCall.ID = param.NewOpt(part.ItemID)
+				}
+				out = append(out, fc)
 			case chat.File:
 				return out, fmt.Errorf("%s: a file in an assistant message: the Responses API takes files from the user only", ProviderName)
 			}
@@ -350,10 +380,7 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 	}
 	for _, part := range m.Parts {
 		if res, ok := part.(chat.ToolResult); ok {
-			output := res.Error
-			if output == "" {
-				output = string(res.Result)
-			}
+			output := providerkit.ResultText(res)
 			if !withImages {
 				output += notShownLines(res.Files)
 			}
@@ -443,10 +470,11 @@ func responsesResponse(resp *responses.Response, r restorers) *chat.Response {
 				}
 			}
 		case "reasoning":
-			msg.Parts = append(msg.Parts, reasoningPart(item.AsReasoning()))
+			msg.Parts = appendReasoning(msg.Parts, item.AsReasoning())
 		case "function_call":
 			fc := item.AsFunctionCall()
-			msg.Parts = append(msg.Parts, r.restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)}))
+			msg.Parts = append(msg.Parts, r.Restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(fc.Arguments),
+				Provider: ProviderName, ItemID: fc.ID}))
 			calls = true
 		default:
 			msg.Parts = append(msg.Parts, chat.Raw{Provider: ProviderName, Data: json.RawMessage(item.RawJSON())})
@@ -457,16 +485,20 @@ func responsesResponse(resp *responses.Response, r restorers) *chat.Response {
 	return out
 }
 
-// reasoningPart keeps a reasoning item: its summary as the text, its encrypted content to send back.
-func reasoningPart(it responses.ResponseReasoningItem) chat.Reasoning {
-	var text strings.Builder
-	for i, s := range it.Summary {
-		if i > 0 {
-			text.WriteString("\n\n")
-		}
-		text.WriteString(s.Text)
+// appendReasoning keeps a reasoning item as one part per summary part (Index its place in the summary), the
+// last with the encrypted content to send back; an item without a summary is one part.
+func appendReasoning(out []chat.Part, it responses.ResponseReasoningItem) []chat.Part {
+	if len(it.Summary) == 0 {
+		return append(out, chat.Reasoning{Provider: ProviderName, ID: it.ID, Encrypted: it.EncryptedContent})
 	}
-	return chat.Reasoning{Provider: ProviderName, ID: it.ID, Text: text.String(), Encrypted: it.EncryptedContent}
+	for i, s := range it.Summary {
+		r := chat.Reasoning{Provider: ProviderName, ID: it.ID, Text: s.Text, Index: i}
+		if i == len(it.Summary)-1 {
+			r.Encrypted = it.EncryptedContent
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func responsesUsage(u responses.ResponseUsage) chat.Usage {
@@ -519,6 +551,8 @@ type responsesAssembler struct {
 	restore   restorers
 	calls     bool
 	finished  bool
+	// summary is the index of the summary part the reasoning item being streamed is at.
+	summary int
 	// out holds the update add returns, which the caller reads before the next event: a delta costs no slice.
 	out [1]chat.Update
 }
@@ -541,20 +575,27 @@ func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) ([]chat.
 		if ev.Delta != "" {
 			return a.one(a.update(chat.Text{Text: ev.Delta})), nil
 		}
+	case "response.output_item.added":
+		if ev.Item.Type == "reasoning" {
+			a.summary = 0
+		}
 	case "response.reasoning_summary_text.delta":
+		a.summary = int(ev.SummaryIndex)
 		if ev.Delta != "" {
-			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: ev.Delta})), nil
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: ev.Delta, Index: a.summary})), nil
 		}
 	case "response.reasoning_summary_part.added":
-		// The parts of one summary are paragraphs, joined as a whole response's are.
-		if ev.SummaryIndex > 0 {
-			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: ev.ItemID, Text: "\n\n"})), nil
-		}
+		// Each summary part is a part of its own (Index), sent back as it came.
+		a.summary = int(ev.SummaryIndex)
 	case "response.output_item.done":
 		switch ev.Item.Type {
 		case "reasoning":
 			it := ev.Item.AsReasoning()
-			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: it.ID, Encrypted: it.EncryptedContent})), nil
+			if n := len(it.Summary); n > 0 {
+				a.summary = n - 1
+			}
+			// The encrypted content closes the item's last summary part.
+			return a.one(a.update(chat.Reasoning{Provider: ProviderName, ID: it.ID, Encrypted: it.EncryptedContent, Index: a.summary})), nil
 		case "function_call":
 			fc := ev.Item.AsFunctionCall()
 			a.calls = true
@@ -562,7 +603,8 @@ func (a *responsesAssembler) add(ev responses.ResponseStreamEventUnion) ([]chat.
 			if args == "" {
 				args = "{}"
 			}
-			return a.one(a.update(a.restore.restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(args)}))), nil
+			return a.one(a.update(a.restore.Restore(chat.ToolCall{ID: fc.CallID, Name: fc.Name, Arguments: json.RawMessage(args),
+				Provider: ProviderName, ItemID: fc.ID}))), nil
 		}
 	case "response.completed", "response.incomplete":
 		a.finished = true

@@ -95,11 +95,11 @@ func TestFunctionCallOutputImages(t *testing.T) {
 		}
 	}
 	is.Equal(outputs, []string{
-		`call_1 [{"text":"\"Sales\"","type":"input_text"},` +
+		`call_1 [{"text":"Sales","type":"input_text"},` +
 			`{"detail":"auto","image_url":"data:image/png;base64,iVBORw0KGgo=","type":"input_image"},` +
 			`{"detail":"auto","file_id":"file-abc123","type":"input_image"},` +
 			`{"detail":"auto","image_url":"https://example.com/c.webp","type":"input_image"},` +
 			`{"text":"[image image/tiff, 4 bytes, not shown: OpenAI takes PNG, JPEG, WebP and GIF images]","type":"input_text"}]`,
-		`call_2 "\"none\""`,
+		`call_2 "none"`,
 	})
 }
