@@ -11,8 +11,8 @@ import (
 // An Ignore is a place in a request's JSON that the replay comparison leaves out of both the recorded request
 // and the one the client sent, and why. Keep the list short: each entry is a thing the suite no longer checks.
 type Ignore struct {
-	// Path names the place: object keys separated by dots, "[]" for every element of an array, "[key=value]"
-	// for the elements whose key holds that string. "tools[].strict" is every tool's strict flag;
+	// Path names the place: object keys separated by dots, "[]" for every element of an array, "[n]" for the
+	// n-th (from 0), "[key=value]" for the elements whose key holds that string. "tools[].strict" is every tool's strict flag;
 	// "input[type=reasoning]" every reasoning item of a Responses input.
 	Path string
 	// Why says why the comparison may leave it out: typically a field the recording project sent that the
@@ -23,6 +23,7 @@ type Ignore struct {
 type segment struct {
 	key         string // an object's key; "" for an array step
 	all         bool   // every element
+	index       int    // the element at index+1, when not zero
 	field, want string // the elements whose field holds want
 }
 
@@ -38,12 +39,14 @@ func parsePath(p string) ([]segment, error) {
 			if !ok {
 				return nil, fmt.Errorf("ignore path %q: unclosed [", p)
 			}
-			if inner == "" {
+			if n, err := strconv.Atoi(inner); err == nil && n >= 0 {
+				out = append(out, segment{index: n + 1})
+			} else if inner == "" {
 				out = append(out, segment{all: true})
 			} else {
 				f, w, ok := strings.Cut(inner, "=")
 				if !ok {
-					return nil, fmt.Errorf("ignore path %q: want [] or [key=value]", p)
+					return nil, fmt.Errorf("ignore path %q: want [], [n] or [key=value]", p)
 				}
 				out = append(out, segment{field: f, want: w})
 			}
@@ -85,8 +88,8 @@ func remove(v any, path []segment) any {
 			return v
 		}
 		out := l[:0:0]
-		for _, e := range l {
-			match := s.all || str(obj(e)[s.field]) == s.want
+		for i, e := range l {
+			match := s.all || (s.index > 0 && i == s.index-1) || (s.index == 0 && s.field != "" && str(obj(e)[s.field]) == s.want)
 			switch {
 			case match && len(rest) == 0:
 				continue // the element itself is left out

@@ -18,8 +18,10 @@ import (
 func TestReplayGemini(t *testing.T) {
 	weather := "What's the weather in Florence,Italy?"
 	arithmetic := "Add and multiply the number 2 and 3"
-	thinking := func(o *chat.Options, cfg string) *chat.Options {
-		o.Extra = map[string]json.RawMessage{"generationConfig": json.RawMessage(`{"thinkingConfig":` + cfg + `}`)}
+	include := true
+	thinking := func(o *chat.Options, r chat.ReasoningOptions) *chat.Options {
+		r.IncludeThoughts = &include
+		o.Reasoning = &r
 		return o
 	}
 	// pydantic-ai's requests: text answers only, and the tools the model may call listed even when they are all.
@@ -55,10 +57,10 @@ func TestReplayGemini(t *testing.T) {
 			Messages: user(arithmetic), Options: fantasyOptions(helpful+". Always use both add and multiply at the same time.", arithmeticTools()...)},
 		{Recording: "fantasy_gemini3_thinking.yaml", Covers: "Gemini 3: thoughts asked for, a signed call, its follow-up",
 			Messages: user("What's the weather in Florence, Italy?"),
-			Options:  thinking(withTools(&chat.Options{Instructions: helpful}, weatherTool()), `{"includeThoughts":true,"thinkingLevel":"HIGH"}`)},
+			Options:  thinking(withTools(&chat.Options{Instructions: helpful}, weatherTool()), chat.ReasoningOptions{Effort: chat.ReasoningHigh})},
 		{Recording: "fantasy_thinking_streaming.yaml", Covers: "Gemini 2.5: streamed thoughts with a budget, a call, its follow-up; thought tokens",
 			Messages: user("What's the weather in Florence, Italy?"),
-			Options:  thinking(withTools(&chat.Options{Instructions: helpful}, weatherTool()), `{"includeThoughts":true,"thinkingBudget":128}`)},
+			Options:  thinking(withTools(&chat.Options{Instructions: helpful}, weatherTool()), chat.ReasoningOptions{BudgetTokens: 128})},
 		{Recording: "fantasy_object.yaml", Covers: "a structured answer by a JSON schema", Messages: user(personPrompt),
 			Options: &chat.Options{MaxTokens: intPtr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Schema: personSchema}}},
 		{Recording: "fantasy_image.yaml", Covers: "an image given by its bytes",
@@ -69,7 +71,8 @@ func TestReplayGemini(t *testing.T) {
 				{Name: "generate_topic", Schema: emptyObject},
 				{Name: "final_result", Description: "The final response which ends this conversation",
 					Schema: json.RawMessage(`{"type":"object","properties":{"response":{"type":"array","items":{"type":"string"}}},"required":["response"]}`)},
-			}}, Ignore: pydantic},
+			}}, Ignore: append(pydantic, providertest.Ignore{Path: "contents[0].parts[0].text",
+				Why: "the text of the user turn put first when a conversation has none: pydantic-ai sends an empty text, the library a word"})},
 		{Recording: "pydantic_streaming_tool_call_thought_signature.yaml", Covers: "a streamed call whose signature arrives with it, sent back on its part",
 			Messages: user("What is the capital of the user country? Call the tool"),
 			Options:  &chat.Options{Tools: []*toolset.Tool{{Name: "get_country", Schema: emptyObject}}}, Ignore: pydantic},

@@ -15,13 +15,9 @@ import (
 
 // TestReplayResponses replays real exchanges with OpenAI's Responses API (testdata/recorded/openai/PROVENANCE.md).
 func TestReplayResponses(t *testing.T) {
-	newClient := func(effort string, strict bool) func(t *testing.T, baseURL string) chat.Client {
+	newClient := func(strict bool) func(t *testing.T, baseURL string) chat.Client {
 		return func(t *testing.T, baseURL string) chat.Client {
-			c := openai.NewResponses(option.WithBaseURL(baseURL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
-			if effort != "" {
-				c = c.WithReasoningEffort(effort)
-			}
-			return c.WithStrictTools(strict)
+			return openai.NewResponses(option.WithBaseURL(baseURL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0)).WithStrictTools(strict)
 		}
 	}
 	weather := "What's the weather in Florence,Italy?"
@@ -43,7 +39,7 @@ func TestReplayResponses(t *testing.T) {
 		Name:       openai.ProviderName,
 		Wire:       providertest.Responses,
 		Recordings: os.DirFS("testdata/recorded/openai"),
-		New:        newClient("", false),
+		New:        newClient(false),
 	}, []providertest.Replay{
 		{Recording: "fantasy_simple.yaml", Ignore: fantasy, Covers: "text; reasoning tokens", Messages: user("Say hi in Portuguese"), Options: fantasyOptions(helpful)},
 		{Recording: "fantasy_simple_streaming.yaml", Ignore: fantasy, Covers: "streamed text", Messages: user("Say hi in Portuguese"), Options: fantasyOptions(helpful)},
@@ -53,8 +49,12 @@ func TestReplayResponses(t *testing.T) {
 			Options: fantasyOptions(helpful+". CRITICAL: Always use both add and multiply at the same time ALWAYS.", arithmeticTools()...)},
 		{Recording: "fantasy_multi_tool_streaming.yaml", Ignore: fantasy, Covers: "streamed parallel calls", Messages: user(arithmetic),
 			Options: fantasyOptions(helpful+". Always use both add and multiply at the same time.", arithmeticTools()...)},
-		{Recording: "fantasy_thinking.yaml", Ignore: fantasy, Covers: "reasoning summaries with encrypted reasoning, a call, its follow-up", New: newClient("high", false),
-			Messages: user("What's the weather in Florence, Italy?"), Options: withTools(&chat.Options{Instructions: helpful}, weatherTool())},
+		{Recording: "fantasy_thinking.yaml", Ignore: fantasy, Covers: "reasoning summaries with encrypted reasoning, a call, its follow-up", Messages: user("What's the weather in Florence, Italy?"),
+			Options: func() *chat.Options {
+				o := withTools(&chat.Options{Instructions: helpful}, weatherTool())
+				o.Reasoning = &chat.ReasoningOptions{Effort: chat.ReasoningHigh, Summary: chat.SummaryAuto}
+				return o
+			}()},
 		{Recording: "fantasy_object.yaml", Ignore: append(fantasy, providertest.Ignore{Path: "text.format.schema.additionalProperties", Why: "fantasy adds additionalProperties false to the schema it is given"}), Covers: "a structured answer by a JSON schema", Messages: user(personPrompt),
 			Options: &chat.Options{MaxTokens: intPtr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Schema: personSchema}}},
 		{Recording: "pydantic_image_binary.yaml", Ignore: append(pydantic,
@@ -62,7 +62,8 @@ func TestReplayResponses(t *testing.T) {
 			providertest.Ignore{Path: "instructions", Why: "pydantic-ai sends empty instructions"}), Covers: "an image given by its bytes",
 			Messages: []chat.Message{chat.UserFile("What fruit is in the image?", image(t, "openai", "pydantic_image_binary.yaml", providertest.Responses))}},
 		{Recording: "pydantic_thinking_with_tool_calls.yaml", Covers: "a reasoning model's encrypted reasoning and detailed summary, a call, the follow-up sending the reasoning and the call with its item id",
-			Ignore: pydantic, New: newClient("low", true), Messages: user(poemPrompt), Options: &chat.Options{
+			Ignore: pydantic, New: newClient(true), Messages: user(poemPrompt), Options: &chat.Options{
+				Reasoning:    &chat.ReasoningOptions{Effort: chat.ReasoningLow, Summary: chat.SummaryDetailed},
 				Instructions: "You are a helpful assistant that uses planning. You MUST use the update_plan tool and continually update it as you make progress against the user's prompt",
 				ToolChoice:   "auto", Tools: []*toolset.Tool{{Name: "update_plan", Schema: json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"],"additionalProperties":false}`)}}}},
 	})
