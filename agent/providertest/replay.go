@@ -25,11 +25,12 @@ type Replayer struct {
 	Name string
 	// Wire is the API the client speaks, and the recordings hold.
 	Wire Wire
-	// Recordings holds the recordings [Replay.Recording] names.
+	// Recordings holds the recordings [Replay.Recording] names; nil means the suite's own ([Recordings]).
 	Recordings fs.FS
-	// New returns a client whose requests go to baseURL (the server playing the recording; its path is the
-	// recorded URL's, so an SDK that adds /v1 itself is given the bare address), with the SDK's retries off.
-	New func(t *testing.T, baseURL string) chat.Client
+	// New returns a client for rp whose requests go to baseURL (the server playing the recording, whose paths are
+	// the recorded ones: an SDK that adds no /v1 itself is given baseURL+"/v1/"), with the SDK's retries off.
+	// rp says how the recording's client was set up beyond the options (StrictTools).
+	New func(t *testing.T, baseURL string, rp Replay) chat.Client
 	// Ignore lists places in every request of this wire that the comparison leaves out (see [WireIgnores] for
 	// the suite's own).
 	Ignore []Ignore
@@ -51,9 +52,9 @@ type Replay struct {
 	FollowUps [][]chat.Message
 	// Options are every request's options. A zero Model is the recorded model.
 	Options *chat.Options
-	// New, when set, builds the client in place of Replayer.New, for a recording made with a client setting
-	// (such as a thinking budget) the options do not carry.
-	New func(t *testing.T, baseURL string) chat.Client
+	// StrictTools says the recording's tools were sent in strict mode, a per-client setting where a client has
+	// one (openai's WithStrictTools).
+	StrictTools bool
 	// Ignore lists places in this recording's requests the comparison leaves out, with why.
 	Ignore []Ignore
 }
@@ -75,8 +76,14 @@ var WireIgnores = map[Wire][]Ignore{
 // recorded answer holds (text, reasoning with its signatures and encrypted forms, tool calls with their ids
 // and arguments, usage with cached and reasoning tokens, the finish reason), or an interaction left unplayed.
 func RunReplays(t *testing.T, r Replayer, replays []Replay) {
-	if r.New == nil || r.Recordings == nil || r.Wire == "" {
-		t.Fatal("providertest: Replayer needs Wire, Recordings and New")
+	if r.New == nil || r.Wire == "" {
+		t.Fatal("providertest: Replayer needs Wire and New")
+	}
+	if r.Recordings == nil {
+		r.Recordings = Recordings(r.Wire)
+		if r.Recordings == nil {
+			t.Fatalf("providertest: the suite holds no recordings of wire %q; give Replayer.Recordings", r.Wire)
+		}
 	}
 	for _, rp := range replays {
 		name := strings.TrimSuffix(rp.Recording, ".yaml")
@@ -92,11 +99,7 @@ func RunReplays(t *testing.T, r Replayer, replays []Replay) {
 
 func runReplay(t *testing.T, r Replayer, rp Replay, rec *Recording) {
 	srv := newPlayer(t, rec)
-	newClient := r.New
-	if rp.New != nil {
-		newClient = rp.New
-	}
-	client := newClient(t, srv.URL)
+	client := r.New(t, srv.URL, rp)
 	ignores := append(append(append([]Ignore(nil), WireIgnores[r.Wire]...), r.Ignore...), rp.Ignore...)
 	opts := rp.Options.Clone()
 	if opts.Model == "" {

@@ -1,66 +1,57 @@
 package providertest_test
 
 import (
-	"encoding/json"
 	"os"
 	"testing"
 
+	anthropicoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	openaioption "github.com/openai/openai-go/v3/option"
+	"google.golang.org/genai"
+
+	"github.com/typeshift-go/typeshift/agent/anthropic"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/gemini"
+	"github.com/typeshift-go/typeshift/agent/openai"
 	"github.com/typeshift-go/typeshift/agent/providertest"
-	"github.com/typeshift-go/typeshift/toolset"
 )
 
-// The tools and prompts of the recordings, as the projects that recorded them declared them.
-
-func weatherTool() *toolset.Tool {
-	return &toolset.Tool{Name: "weather", Description: "Get weather information for a location",
-		Schema: json.RawMessage(`{"type":"object","properties":{"location":{"type":"string","description":"the city"}},"required":["location"]}`)}
+// replayers are the library's three native providers, each against the server that plays a recording.
+var replayers = []providertest.Replayer{
+	{Name: anthropic.ProviderName, Wire: providertest.Anthropic,
+		New: func(t *testing.T, baseURL string, _ providertest.Replay) chat.Client {
+			return anthropic.New(anthropicoption.WithBaseURL(baseURL), anthropicoption.WithAPIKey("test"), anthropicoption.WithMaxRetries(0))
+		}},
+	{Name: gemini.ProviderName, Wire: providertest.Gemini,
+		New: func(t *testing.T, baseURL string, _ providertest.Replay) chat.Client {
+			c, err := gemini.New(t.Context(), &genai.ClientConfig{APIKey: "test", Backend: genai.BackendGeminiAPI,
+				HTTPOptions: genai.HTTPOptions{BaseURL: baseURL}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}},
+	{Name: openai.ProviderName, Wire: providertest.Responses,
+		New: func(t *testing.T, baseURL string, rp providertest.Replay) chat.Client {
+			return openai.NewResponses(openaioption.WithBaseURL(baseURL+"/v1/"), openaioption.WithAPIKey("test"),
+				openaioption.WithMaxRetries(0)).WithStrictTools(rp.StrictTools)
+		}},
 }
 
-func arithmeticTools() []*toolset.Tool {
-	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer","description":"first number"},"b":{"type":"integer","description":"second number"}},"required":["a","b"]}`)
-	return []*toolset.Tool{
-		{Name: "add", Description: "Add two numbers", Schema: schema},
-		{Name: "multiply", Description: "Multiply two numbers", Schema: schema},
+// TestReplay replays the real exchanges the suite holds (testdata/recorded/*/PROVENANCE.md) through the
+// library's providers.
+func TestReplay(t *testing.T) {
+	for _, r := range replayers {
+		t.Run(string(r.Wire), func(t *testing.T) {
+			replays, err := providertest.Recorded(r.Wire)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(replays) < 8 {
+				t.Errorf("%d recordings of %s; the suite holds at least 8 of each API", len(replays), r.Wire)
+			}
+			providertest.RunReplays(t, r, replays)
+		})
 	}
-}
-
-// personSchema is the structured answer of the recordings that ask for one.
-var personSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The person's name"},"age":{"type":"integer","description":"The person's age"},"city":{"type":"string","description":"The city where the person lives"}},"required":["name","age","city"]}`)
-
-const (
-	personPrompt = "Generate information about a person named Alice who is 30 years old and lives in Paris."
-	helpful      = "You are a helpful assistant"
-)
-
-// image returns the image a recording's first request carried.
-func image(t *testing.T, dir, name string, w providertest.Wire) chat.File {
-	t.Helper()
-	f, err := providertest.RecordedImage(os.DirFS("testdata/recorded/"+dir), name, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-func user(text string) []chat.Message { return []chat.Message{chat.UserText(text)} }
-
-func intPtr(n int) *int { return &n }
-
-func boolPtr(b bool) *bool { return &b }
-
-// fantasyOptions are the options of charmbracelet/fantasy's common cases: its instructions, 4000 tokens, and
-// with tools an explicit automatic choice that allows parallel calls.
-func fantasyOptions(instructions string, tools ...*toolset.Tool) *chat.Options {
-	o := &chat.Options{Instructions: instructions, MaxTokens: intPtr(4000)}
-	return withTools(o, tools...)
-}
-
-func withTools(o *chat.Options, tools ...*toolset.Tool) *chat.Options {
-	if len(tools) > 0 {
-		o.Tools, o.ToolChoice, o.ParallelToolCalls = tools, "auto", boolPtr(true)
-	}
-	return o
 }
 
 // TestProvenance checks that each recording is the file its project made, with its source and licence.
