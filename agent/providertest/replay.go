@@ -30,7 +30,7 @@ type Replayer struct {
 	// New returns a client for rp whose requests go to baseURL (the server playing the recording, whose paths are
 	// the recorded ones: an SDK that adds no /v1 itself is given baseURL+"/v1/"), with the SDK's retries off.
 	// rp says how the recording's client was set up beyond the options (StrictTools).
-	New func(t *testing.T, baseURL string, rp Replay) chat.Client
+	New func(t testing.TB, baseURL string, rp Replay) chat.Client
 	// Ignore lists places in every request of this wire that the comparison leaves out (see [WireIgnores] for
 	// the suite's own).
 	Ignore []Ignore
@@ -87,17 +87,28 @@ func RunReplays(t *testing.T, r Replayer, replays []Replay) {
 	}
 	for _, rp := range replays {
 		name := strings.TrimSuffix(rp.Recording, ".yaml")
-		t.Run(name, func(t *testing.T) {
-			rec, err := LoadRecording(r.Recordings, rp.Recording)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runReplay(t, r, rp, rec)
-		})
+		t.Run(name, func(t *testing.T) { Play(t, r, rp) })
 	}
 }
 
-func runReplay(t *testing.T, r Replayer, rp Replay, rec *Recording) {
+// Play replays one recording through a client of r, as [RunReplays] does each.
+func Play(t testing.TB, r Replayer, rp Replay) {
+	t.Helper()
+	if r.Recordings == nil {
+		r.Recordings = Recordings(r.Wire)
+	}
+	if r.Recordings == nil {
+		t.Fatalf("providertest: no recordings of wire %q", r.Wire)
+	}
+	rec, err := LoadRecording(r.Recordings, rp.Recording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runReplay(t, r, rp, rec)
+}
+
+func runReplay(t testing.TB, r Replayer, rp Replay, rec *Recording) {
+	t.Helper()
 	srv := newPlayer(t, rec)
 	client := r.New(t, srv.URL, rp)
 	ignores := append(append(append([]Ignore(nil), WireIgnores[r.Wire]...), r.Ignore...), rp.Ignore...)
@@ -262,7 +273,7 @@ func followUp(w Wire, resp *chat.Response, recorded []byte) ([]chat.Message, err
 }
 
 // checkReplayAnswer compares what the client made of a recorded answer with what the answer holds.
-func checkReplayAnswer(t *testing.T, n int, provider string, resp *chat.Response, want answer) {
+func checkReplayAnswer(t testing.TB, n int, provider string, resp *chat.Response, want answer) {
 	t.Helper()
 	var text strings.Builder
 	var calls []chat.ToolCall
@@ -377,7 +388,7 @@ type sentRequest struct {
 	body         []byte
 }
 
-func newPlayer(t *testing.T, rec *Recording) *player {
+func newPlayer(t testing.TB, rec *Recording) *player {
 	p := &player{rec: rec}
 	p.Server = httptest.NewServer(http.HandlerFunc(p.serve))
 	t.Cleanup(p.Close)

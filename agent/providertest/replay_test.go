@@ -18,11 +18,11 @@ import (
 // replayers are the library's three native providers, each against the server that plays a recording.
 var replayers = []providertest.Replayer{
 	{Name: anthropic.ProviderName, Wire: providertest.Anthropic,
-		New: func(t *testing.T, baseURL string, _ providertest.Replay) chat.Client {
+		New: func(t testing.TB, baseURL string, _ providertest.Replay) chat.Client {
 			return anthropic.New(anthropicoption.WithBaseURL(baseURL), anthropicoption.WithAPIKey("test"), anthropicoption.WithMaxRetries(0))
 		}},
 	{Name: gemini.ProviderName, Wire: providertest.Gemini,
-		New: func(t *testing.T, baseURL string, _ providertest.Replay) chat.Client {
+		New: func(t testing.TB, baseURL string, _ providertest.Replay) chat.Client {
 			c, err := gemini.New(t.Context(), &genai.ClientConfig{APIKey: "test", Backend: genai.BackendGeminiAPI,
 				HTTPOptions: genai.HTTPOptions{BaseURL: baseURL}})
 			if err != nil {
@@ -31,7 +31,7 @@ var replayers = []providertest.Replayer{
 			return c
 		}},
 	{Name: openai.ProviderName, Wire: providertest.Responses,
-		New: func(t *testing.T, baseURL string, rp providertest.Replay) chat.Client {
+		New: func(t testing.TB, baseURL string, rp providertest.Replay) chat.Client {
 			return openai.NewResponses(openaioption.WithBaseURL(baseURL+"/v1/"), openaioption.WithAPIKey("test"),
 				openaioption.WithMaxRetries(0)).WithStrictTools(rp.StrictTools)
 		}},
