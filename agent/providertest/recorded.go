@@ -193,6 +193,10 @@ func geminiReplays() []Replay {
 		Replay{Recording: "pydantic_streaming_tool_call_thought_signature.yaml", Covers: "a streamed call whose signature arrives with it, sent back on its part",
 			Messages: user("What is the capital of the user country? Call the tool"),
 			Options:  &chat.Options{Tools: []*toolset.Tool{{Name: "get_country", Schema: emptyObject}}}, Ignore: pydantic},
+		Replay{Recording: "pydantic_video_url_cached.yaml", Covers: "a video by URL with its media type; implicitly cached tokens and thought tokens in the usage",
+			Messages: []chat.Message{chat.UserFile("Explain me this video in a few sentences",
+				chat.File{URL: "https://m.youtube.com/watch?v=lCdaVNyHtjU", MediaType: "video/mp4"})},
+			Options: &chat.Options{Instructions: "You are a helpful chatbot."}, Ignore: pydantic},
 	)
 }
 
