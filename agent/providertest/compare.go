@@ -287,6 +287,28 @@ func (w Wire) canonical(v any) any {
 				it["content"] = textPart(t, s)
 			}
 		}
+	case Chat:
+		if v, ok := doc["max_tokens"]; ok && doc["max_completion_tokens"] == nil {
+			doc["max_completion_tokens"] = v // the name that replaced max_tokens, which reasoning models require
+			delete(doc, "max_tokens")
+		}
+		if doc["parallel_tool_calls"] == true {
+			delete(doc, "parallel_tool_calls") // the API's default
+		}
+		for _, m := range list(doc["messages"]) {
+			m := obj(m)
+			if str(m["role"]) == "developer" {
+				m["role"] = "system" // what the API calls the instructions for models before o1
+			}
+			if s, ok := m["content"].(string); ok {
+				m["content"] = textPart("text", s)
+			}
+		}
+		for _, t := range list(doc["tools"]) {
+			if f := obj(obj(t)["function"]); f != nil && f["strict"] == false {
+				delete(f, "strict") // the API's default
+			}
+		}
 	case Gemini:
 		if fc := obj(obj(doc["toolConfig"])["functionCallingConfig"]); len(fc) == 1 && fc["mode"] == "AUTO" {
 			delete(doc, "toolConfig") // the API's default

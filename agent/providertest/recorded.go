@@ -18,7 +18,7 @@ import (
 var recorded embed.FS
 
 // recordedDirs are the directories of recorded, per wire format.
-var recordedDirs = map[Wire]string{Anthropic: "anthropic", Gemini: "gemini", Responses: "openai"}
+var recordedDirs = map[Wire]string{Anthropic: "anthropic", Gemini: "gemini", Responses: "openai", Chat: "openai-chat"}
 
 // Recordings returns the real exchanges of a wire format that the suite holds, with their PROVENANCE.md, or nil
 // for a wire it holds none of.
@@ -51,6 +51,8 @@ func Recorded(w Wire) ([]Replay, error) {
 		rs = geminiReplays()
 	case Responses:
 		rs = responsesReplays()
+	case Chat:
+		rs = chatReplays()
 	default:
 		return nil, fmt.Errorf("providertest: no recordings of wire %q", w)
 	}
@@ -229,5 +231,15 @@ func responsesReplays() []Replay {
 				Reasoning:    &chat.ReasoningOptions{Effort: chat.ReasoningLow, Summary: chat.SummaryDetailed},
 				Instructions: "You are a helpful assistant that uses planning. You MUST use the update_plan tool and continually update it as you make progress against the user's prompt",
 				ToolChoice:   "auto", Tools: []*toolset.Tool{{Name: "update_plan", Schema: json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string"}},"required":["plan"],"additionalProperties":false}`)}}}},
+	)
+}
+
+func chatReplays() []Replay {
+	return append(fantasyCommon(nil),
+		Replay{Recording: "fantasy_object.yaml", Covers: "a structured answer by a strict JSON schema", Messages: user(personPrompt),
+			Options: &chat.Options{MaxTokens: ptr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Strict: true, Schema: personSchema}},
+			Ignore:  []Ignore{{Path: "response_format.json_schema.description", Why: "fantasy describes the schema; chat.ResponseFormat carries no description"}}},
+		Replay{Recording: "fantasy_image_gpt5.yaml", Covers: "an image given by its bytes; reasoning tokens", Messages: withImage(describe), Options: fantasyOptions(helpful)},
+		Replay{Recording: "fantasy_gpt5_tool.yaml", Covers: "a reasoning model's tool call and its result; reasoning tokens", Messages: user(weatherPrompt), Options: fantasyOptions(helpful, weatherTool())},
 	)
 }

@@ -192,8 +192,11 @@ func RecordedImage(fsys fs.FS, name string, w Wire) (chat.File, error) {
 				mt, data = str(x["media_type"]), str(x["data"])
 			case w == Gemini && x["mimeType"] != nil && x["data"] != nil:
 				mt, data = str(x["mimeType"]), str(x["data"])
-			case w == Responses && str(x["type"]) == "input_image":
+			case (w == Responses && str(x["type"]) == "input_image") || (w == Chat && str(x["type"]) == "image_url"):
 				u := str(x["image_url"])
+				if w == Chat {
+					u = str(obj(x["image_url"])["url"])
+				}
 				if rest, ok := strings.CutPrefix(u, "data:"); ok {
 					mt, data, _ = strings.Cut(rest, ";base64,")
 				}

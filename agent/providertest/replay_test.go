@@ -35,6 +35,11 @@ var replayers = []providertest.Replayer{
 			return openai.NewResponses(openaioption.WithBaseURL(baseURL+"/v1/"), openaioption.WithAPIKey("test"),
 				openaioption.WithMaxRetries(0)).WithStrictTools(rp.StrictTools)
 		}},
+	{Name: openai.ProviderName, Wire: providertest.Chat,
+		New: func(t testing.TB, baseURL string, rp providertest.Replay) chat.Client {
+			return openai.New(openaioption.WithBaseURL(baseURL+"/v1/"), openaioption.WithAPIKey("test"),
+				openaioption.WithMaxRetries(0)).WithStrictTools(rp.StrictTools)
+		}},
 }
 
 // TestReplay replays the real exchanges the suite holds (testdata/recorded/*/PROVENANCE.md) through the
@@ -56,7 +61,7 @@ func TestReplay(t *testing.T) {
 
 // TestProvenance checks that each recording is the file its project made, with its source and licence.
 func TestProvenance(t *testing.T) {
-	for _, dir := range []string{"anthropic", "gemini", "openai"} {
+	for _, dir := range []string{"anthropic", "gemini", "openai", "openai-chat"} {
 		t.Run(dir, func(t *testing.T) { providertest.CheckProvenance(t, os.DirFS("testdata/recorded/"+dir)) })
 	}
 }

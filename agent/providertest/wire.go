@@ -23,6 +23,8 @@ const (
 	Gemini Wire = "gemini"
 	// Responses is OpenAI's Responses API (POST /v1/responses), whole or streamed.
 	Responses Wire = "openai-responses"
+	// Chat is OpenAI's Chat Completions API (POST /v1/chat/completions), whole or streamed.
+	Chat Wire = "openai-chat"
 )
 
 // answer is what a recorded answer holds, read straight from its JSON: what the client must have made of it.
@@ -144,6 +146,12 @@ func (w Wire) answer(in Interaction, stream bool) (answer, error) {
 		}
 		v, err := decodeJSON(in.Body)
 		return responsesAnswer(obj(v)), err
+	case Chat:
+		if stream {
+			return chatAnswer(chatAssemble(events(in.Body))), nil
+		}
+		v, err := decodeJSON(in.Body)
+		return chatAnswer(obj(v)), err
 	}
 	return answer{}, fmt.Errorf("unknown wire %q", w)
 }
@@ -353,6 +361,83 @@ func responsesAnswer(r map[string]any) answer {
 	return a
 }
 
+func chatAnswer(r map[string]any) answer {
+	var a answer
+	choices := list(r["choices"])
+	if len(choices) > 0 {
+		c := obj(choices[0])
+		m := obj(c["message"])
+		a.text = str(m["content"]) + str(m["refusal"])
+		for _, tc := range list(m["tool_calls"]) {
+			tc := obj(tc)
+			f := obj(tc["function"])
+			a.calls = append(a.calls, call{id: str(tc["id"]), name: str(f["name"]), args: json.RawMessage(str(f["arguments"]))})
+		}
+		switch str(c["finish_reason"]) {
+		case "stop":
+			a.finish = chat.FinishStop
+		case "length":
+			a.finish = chat.FinishLength
+		case "tool_calls", "function_call":
+			a.finish = chat.FinishToolCalls
+		case "content_filter":
+			a.finish = chat.FinishContentFilter
+		}
+	}
+	u := obj(r["usage"])
+	in, out := num(u["prompt_tokens"]), num(u["completion_tokens"])
+	total := num(u["total_tokens"])
+	if total == 0 {
+		total = in + out
+	}
+	a.usage = chat.Usage{InputTokens: in, OutputTokens: out, TotalTokens: total,
+		CacheReadTokens: num(obj(u["prompt_tokens_details"])["cached_tokens"]),
+		ReasoningTokens: num(obj(u["completion_tokens_details"])["reasoning_tokens"])}
+	return a
+}
+
+// chatAssemble builds the completion a stream of Chat Completions chunks describes.
+func chatAssemble(evs []map[string]any) map[string]any {
+	content, refusal, finish := "", "", ""
+	var calls []map[string]any
+	var usage any
+	for _, e := range evs {
+		if u := e["usage"]; obj(u) != nil {
+			usage = u
+		}
+		for _, c := range list(e["choices"]) {
+			c := obj(c)
+			if r := str(c["finish_reason"]); r != "" {
+				finish = r
+			}
+			d := obj(c["delta"])
+			content += str(d["content"])
+			refusal += str(d["refusal"])
+			for _, tc := range list(d["tool_calls"]) {
+				tc := obj(tc)
+				i := int(num(tc["index"]))
+				for len(calls) <= i {
+					calls = append(calls, map[string]any{"function": map[string]any{}})
+				}
+				if id := str(tc["id"]); id != "" {
+					calls[i]["id"] = id
+				}
+				f, cf := obj(tc["function"]), obj(calls[i]["function"])
+				if n := str(f["name"]); n != "" {
+					cf["name"] = n
+				}
+				cf["arguments"] = str(cf["arguments"]) + str(f["arguments"])
+			}
+		}
+	}
+	tcs := make([]any, len(calls))
+	for i, c := range calls {
+		tcs[i] = c
+	}
+	msg := map[string]any{"content": content, "refusal": refusal, "tool_calls": tcs}
+	return map[string]any{"choices": []any{map[string]any{"message": msg, "finish_reason": finish}}, "usage": usage}
+}
+
 // results reads the tool results a recorded follow-up request carried, in order.
 func (w Wire) results(body []byte) []result {
 	v, _ := decodeJSON(body)
@@ -400,6 +485,25 @@ func (w Wire) results(body []byte) []result {
 		// only the results after the last function call of the history answer the last answer
 		if n := lastCallOutputs(list(doc["input"])); n < len(out) {
 			out = out[len(out)-n:]
+		}
+	case Chat:
+		msgs := list(doc["messages"])
+		start := len(msgs)
+		for start > 0 && str(obj(msgs[start-1])["role"]) == "tool" {
+			start--
+		}
+		for _, m := range msgs[start:] {
+			m := obj(m)
+			r := result{callID: str(m["tool_call_id"])}
+			switch c := m["content"].(type) {
+			case string:
+				r.text = c
+			case []any:
+				for _, p := range c {
+					r.text += str(obj(p)["text"])
+				}
+			}
+			out = append(out, r)
 		}
 	case Gemini:
 		contents := list(doc["contents"])
