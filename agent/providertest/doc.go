@@ -55,4 +55,14 @@
 // When Provider.Live returns a client (its API key is in the environment), the suite also sends the plain text,
 // streaming and tool call cases to the real API and checks the shape of the answers. Without the key they are
 // skipped, in CI too.
+//
+// # Real recorded exchanges
+//
+// [RunReplays] replays exchanges that other projects' test suites recorded against the real APIs ([Recorded]
+// holds the suite's own, [Recordings] their files with their provenance): a local server plays each recording's
+// answers in order to a client of its wire, and the suite compares every request the client sends with the
+// recorded one, as JSON values in canonical form without the places an [Ignore] names, every answer the client
+// decodes with what the recorded answer holds, and fails on an interaction left unplayed. After each answer the
+// client's own messages go back, with the recorded tool results: what the API needs in a follow-up (item ids,
+// signatures, call ids) must be there. docs/replay.md lists the recordings and how to add one.
 package providertest
