@@ -121,10 +121,10 @@ func joins(p, u chat.Update) bool {
 		(u.Model == "" || p.Model == "" || u.Model == p.Model)
 }
 
-// joinsReasoning reports whether the reasoning delta p continues last: the same provider's same item, last not
-// yet closed by an encrypted form or a signature.
+// joinsReasoning reports whether the reasoning delta p continues last: the same provider's same item and part
+// (Index), last not yet closed by an encrypted form or a signature.
 func joinsReasoning(last, p chat.Reasoning) bool {
-	return last.Provider == p.Provider && last.ID == p.ID && last.Encrypted == "" && last.Signature == ""
+	return last.Provider == p.Provider && last.ID == p.ID && last.Index == p.Index && last.Encrypted == "" && last.Signature == ""
 }
 
 // takeText moves the gathered text into the pending parts.

@@ -18,6 +18,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/anthropic"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -70,7 +71,7 @@ func (s *cacheServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		enc, _ := json.Marshal(b)
 		h.Write(enc)
 		copy(hashes[i][:], h.Sum(nil))
-		total += int64(len(enc)+3) / 4
+		total += providerkit.EstimateTokens(len(enc))
 		tokens[i] = total
 	}
 	s.mu.Lock()
@@ -105,7 +106,7 @@ func (s *cacheServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer := map[string]any{"id": fmt.Sprintf("msg_%d", round), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
 		"content": []any{map[string]any{"type": "text", "text": text}}, "stop_reason": "end_turn", "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": total - read - written, "cache_read_input_tokens": read,
-			"cache_creation_input_tokens": written, "output_tokens": len(text) / 4}}
+			"cache_creation_input_tokens": written, "output_tokens": providerkit.EstimateTokens(len(text))}}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(answer)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
@@ -35,7 +36,7 @@ type Client struct {
 // New returns a client configured by the SDK's request options, after the environment (ANTHROPIC_API_KEY,
 // ANTHROPIC_BASE_URL and the SDK's other variables), with the SDK's retries off unless opts turn them on again.
 func New(opts ...option.RequestOption) *Client {
-	return &Client{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
+	return &Client{sdk: sdk.NewClient(providerkit.RetriesOff(option.WithMaxRetries(0), opts)...)}
 }
 
 // NewWithSDK returns a client over an SDK client configured by the caller.

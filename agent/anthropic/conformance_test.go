@@ -17,8 +17,10 @@ const testKey = "sk-ant-test-0123456789abcdef"
 // against the real API when ANTHROPIC_API_KEY is set.
 func TestConformance(t *testing.T) {
 	providertest.Run(t, providertest.Provider{
-		Name:     anthropic.ProviderName,
-		Fixtures: os.DirFS("testdata/conformance"),
+		Name:             anthropic.ProviderName,
+		Fixtures:         os.DirFS("testdata/conformance"),
+		TemperatureField: "temperature",
+		Refused:          &chat.File{MediaType: "image/tiff", Data: []byte("II*\x00"), Name: "scan.tiff"},
 		New: func(t *testing.T, baseURL string) chat.Client {
 			return anthropic.New(option.WithoutEnvironmentDefaults(), option.WithBaseURL(baseURL), option.WithAPIKey(testKey)).
 				WithModel("claude-sonnet-4-5").WithThinking(2048)

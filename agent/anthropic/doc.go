@@ -10,7 +10,9 @@
 // stores and that go back to Claude, signatures intact, with the tool results that follow them; another
 // provider never sees them. Where the run marks a stable prefix ([chat.Options.CacheMessages]), the request
 // carries prompt-caching breakpoints on the tools, the system prompt and the end of that prefix, and usage
-// reports the cached tokens read and written.
+// reports the cached tokens read and written ([chat.Options.CacheTTL]: five minutes or an hour).
+// [chat.Options.Reasoning] sets the thinking of a request over the client's [Client.WithThinking]; the messages
+// begin with a user turn, as the API wants, even on instructions alone.
 //
 // The SDK's own retries are off: the caller decides when to try again (errors are [*chat.ProviderError]s with
 // the status, 429's Retry-After and 529's overload). Claude on Amazon Bedrock or Google Vertex is the same

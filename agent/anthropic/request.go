@@ -60,6 +60,11 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 			b.mark()
 		}
 	}
+	if len(b.out) == 0 || b.out[0].OfUser == nil {
+		// The Messages API wants a user turn first: a run on instructions alone, or a history that begins with
+		// the model's turn, gets one.
+		b.out = append([]sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(providerkit.StartText))}, b.out...)
+	}
 	p.Messages = b.out
 
 	if len(opts.Tools) > 0 {

@@ -27,6 +27,13 @@ func TestCollectJoinsReasoning(t *testing.T) {
 			r(chat.Reasoning{Provider: "a", Signature: "sig"}),
 			{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: "Done."}}},
 		}, []chat.Part{chat.Reasoning{Provider: "a", Text: "Let me think.", Signature: "sig"}, chat.Text{Text: "Done."}}},
+		{"summary parts stay apart", []chat.Update{
+			r(chat.Reasoning{Provider: "o", ID: "rs_1", Text: "One"}),
+			r(chat.Reasoning{Provider: "o", ID: "rs_1", Text: "Tw", Index: 1}),
+			r(chat.Reasoning{Provider: "o", ID: "rs_1", Text: "o", Index: 1}),
+			r(chat.Reasoning{Provider: "o", ID: "rs_1", Encrypted: "enc", Index: 1}),
+		}, []chat.Part{chat.Reasoning{Provider: "o", ID: "rs_1", Text: "One"},
+			chat.Reasoning{Provider: "o", ID: "rs_1", Text: "Two", Index: 1, Encrypted: "enc"}}},
 		{"a signed block ends the part", []chat.Update{
 			r(chat.Reasoning{Provider: "a", Text: "one", Signature: "s1"}),
 			r(chat.Reasoning{Provider: "a", Encrypted: "redacted"}),

@@ -27,9 +27,11 @@ func newClient(t testing.TB, baseURL string) *gemini.Client {
 // against the real API when GEMINI_API_KEY is set.
 func TestConformance(t *testing.T) {
 	providertest.Run(t, providertest.Provider{
-		Name:     gemini.ProviderName,
-		Fixtures: os.DirFS("testdata/conformance"),
-		New:      func(t *testing.T, baseURL string) chat.Client { return newClient(t, baseURL) },
+		Name:             gemini.ProviderName,
+		Fixtures:         os.DirFS("testdata/conformance"),
+		TemperatureField: "generationConfig.temperature",
+		Refused:          &chat.File{URL: "https://example.com/files/4711"},
+		New:              func(t *testing.T, baseURL string) chat.Client { return newClient(t, baseURL) },
 		Live: func(t *testing.T) chat.Client {
 			if !gemini.Available() {
 				return nil

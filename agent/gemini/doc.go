@@ -12,7 +12,10 @@
 // in "error", a result in "output"), images and documents inline or by URL. Tools are function declarations
 // whose parametersJsonSchema is the tool's schema brought into Gemini's subset by [schemaprofile.Gemini]; a
 // response format asks for JSON with responseJsonSchema. Approval parts belong to the run pipeline and are never
-// sent.
+// sent. The contents begin with a user turn, as Gemini wants, even on instructions alone or a history that begins
+// with the model's call; [chat.Options.Reasoning] becomes the thinkingConfig; [chat.Options.Extra] merges into
+// the body (into generationConfig beside what the options set), and a file Gemini cannot take is refused before
+// the request.
 //
 // Answers yield text and thoughts as they come and each function call whole. A call Gemini sends without an id
 // gets one made up (prefixed gemini_call_), which is not sent back. Thoughts become [chat.Reasoning] parts, and

@@ -148,12 +148,8 @@ func (c *Client) request(msgs []chat.Message, opts *chat.Options) (*request, err
 	return r, nil
 }
 
-// startText is the user turn that begins contents which would not begin with one: a run on instructions alone,
-// or a history whose first turn is the model's. Gemini wants a user turn first (a function call right after a
-// user turn or a function response), and the same text on every request keeps the prefix the same.
-const startText = "Begin."
-
-// turns puts contents in the order Gemini takes: a user turn first; turns of one role in a row joined into one
+// turns puts contents in the order Gemini takes: a user turn first ([providerkit.StartText] where the history
+// has none: Gemini wants a function call right after a user turn or a function response); turns of one role in a row joined into one
 // (function responses kept apart from other user content), and a user's content that came between a model's
 // function calls and their responses moved after the responses, which must follow the calls.
 func turns(contents []*genai.Content) []*genai.Content {
@@ -174,15 +170,18 @@ func turns(contents []*genai.Content) []*genai.Content {
 		out = append(out, c)
 	}
 	if len(out) == 0 || out[0].Role != genai.RoleUser || isResponses(out[0]) {
-		out = append([]*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: startText}}}}, out...)
+		out = append([]*genai.Content{{Role: genai.RoleUser, Parts: []*genai.Part{{Text: providerkit.StartText}}}}, out...)
 	}
 	return out
 }
 
+// isResponses reports a user turn of function responses, which must follow the model's calls and be kept apart
+// from other user content.
 func isResponses(c *genai.Content) bool {
 	return len(c.Parts) > 0 && c.Parts[0].FunctionResponse != nil
 }
 
+// hasCalls reports a model turn that calls functions.
 func hasCalls(c *genai.Content) bool {
 	for _, p := range c.Parts {
 		if p.FunctionCall != nil {

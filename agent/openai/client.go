@@ -9,6 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 )
 
 // ProviderName is the name the provider reports in errors and telemetry, and the name [Register] uses.
@@ -34,7 +35,7 @@ type Client struct {
 // decorator of the host ([chat.Retry]) decides whether and when to try again, so that retries are never stacked.
 // An option.WithMaxRetries among opts turns the SDK's retries back on.
 func New(opts ...option.RequestOption) *Client {
-	return &Client{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
+	return &Client{sdk: sdk.NewClient(providerkit.RetriesOff(option.WithMaxRetries(0), opts)...)}
 }
 
 // NewWithSDK returns a client over an SDK client configured by the caller, retries included: configure it with

@@ -15,8 +15,10 @@ import (
 // against the real API when OPENAI_API_KEY is set.
 func TestConformance(t *testing.T) {
 	providertest.Run(t, providertest.Provider{
-		Name:     openai.ProviderName,
-		Fixtures: os.DirFS("testdata/conformance"),
+		Name:             openai.ProviderName,
+		Fixtures:         os.DirFS("testdata/conformance"),
+		TemperatureField: "temperature",
+		Refused:          &chat.File{MediaType: "image/tiff", Data: []byte("II*\x00"), Name: "scan.tiff"},
 		New: func(t *testing.T, baseURL string) chat.Client {
 			return openai.New(option.WithBaseURL(baseURL), option.WithAPIKey(testKey), option.WithMaxRetries(0)).WithModel("gpt-4.1-mini")
 		},
@@ -33,8 +35,10 @@ func TestConformance(t *testing.T) {
 // and against the real API when OPENAI_API_KEY is set.
 func TestConformanceResponses(t *testing.T) {
 	providertest.Run(t, providertest.Provider{
-		Name:     openai.ProviderName,
-		Fixtures: os.DirFS("testdata/responses"),
+		Name:             openai.ProviderName,
+		Fixtures:         os.DirFS("testdata/responses"),
+		TemperatureField: "temperature",
+		Refused:          &chat.File{MediaType: "image/tiff", Data: []byte("II*\x00"), Name: "scan.tiff"},
 		New: func(t *testing.T, baseURL string) chat.Client {
 			return openai.NewResponses(option.WithBaseURL(baseURL), option.WithAPIKey(testKey)).WithModel("gpt-5-mini")
 		},

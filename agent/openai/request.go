@@ -162,7 +162,7 @@ func appendMessage(out []sdk.ChatCompletionMessageParamUnion, m chat.Message, wi
 			}
 		case chat.File:
 			if m.Role != chat.RoleUser {
-				return out, nil, fmt.Errorf("%s: a file in a %s message: Chat Completions takes files from the user only", ProviderName, m.Role)
+				return out, nil, fmt.Errorf("%s: a file in a %s message: %w: Chat Completions takes files from the user only", ProviderName, m.Role, chat.ErrInvalidRequest)
 			}
 			c, err := filePart(part)
 			if err != nil {
@@ -275,6 +275,9 @@ func takesImage(f chat.File) bool {
 // filePart returns a user's file as a content part: an image by URL (bytes as a data URL), a document by its
 // bytes or an uploaded file's id ("file-...").
 func filePart(f chat.File) (sdk.ChatCompletionContentPartUnionParam, error) {
+	if err := checkImage(f); err != nil {
+		return sdk.ChatCompletionContentPartUnionParam{}, err
+	}
 	if f.IsImage() {
 		url := f.URL
 		if len(f.Data) > 0 {
@@ -289,12 +292,28 @@ func filePart(f chat.File) (sdk.ChatCompletionContentPartUnionParam, error) {
 	case strings.HasPrefix(f.URL, "file-"):
 		fp.FileID = param.NewOpt(f.URL)
 	default:
-		return sdk.ChatCompletionContentPartUnionParam{}, fmt.Errorf("%s: file %q (%s): Chat Completions takes a document by its bytes or an uploaded file's id, not a URL", ProviderName, f.Name, f.MediaType)
+		return sdk.ChatCompletionContentPartUnionParam{}, fmt.Errorf("%s: file %q (%s): %w: Chat Completions takes a document by its bytes or an uploaded file's id (\"file-...\"), not a URL; set File.Data, or use the Responses API (NewResponses), which takes a document's URL", ProviderName, fileName(f), f.MediaType, chat.ErrInvalidRequest)
 	}
 	if f.Name != "" {
 		fp.Filename = param.NewOpt(f.Name)
 	}
 	return sdk.FileContentPart(fp), nil
+}
+
+// checkImage refuses a user's image OpenAI does not take: bytes of a type other than PNG, JPEG, WebP and GIF.
+func checkImage(f chat.File) error {
+	if f.IsImage() && len(f.Data) > 0 && !takesImage(f) {
+		return fmt.Errorf("%s: image %q of type %q: %w: OpenAI takes PNG, JPEG, WebP and GIF images; convert it to one of these and set File.MediaType", ProviderName, fileName(f), f.MediaType, chat.ErrInvalidRequest)
+	}
+	return nil
+}
+
+// fileName names f in an error: its name, else its URL.
+func fileName(f chat.File) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.URL
 }
 
 // dataURL returns f's bytes as a data URL.

@@ -35,7 +35,7 @@ type ResponsesClient struct {
 // NewResponses returns a Responses API client configured as [New] configures a Chat Completions one: by the
 // SDK's request options after the environment, with the SDK's retries off unless opts turn them on.
 func NewResponses(opts ...option.RequestOption) *ResponsesClient {
-	return &ResponsesClient{sdk: sdk.NewClient(append([]option.RequestOption{option.WithMaxRetries(0)}, opts...)...)}
+	return &ResponsesClient{sdk: sdk.NewClient(providerkit.RetriesOff(option.WithMaxRetries(0), opts)...)}
 }
 
 // WithModel returns a copy of c that asks for model when the options name none.
@@ -335,7 +335,7 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 			}
 		}
 		var item *responses.ResponseReasoningItemParam // the reasoning item the parts in a row build
-		for _, part := range m.Parts {
+		for i, part := range m.Parts {
 			r, isReasoning := part.(chat.Reasoning)
 			if !isReasoning || item == nil || r.ID != item.ID {
 				item = nil
@@ -346,6 +346,11 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 			case chat.Reasoning:
 				if part.Provider != ProviderName || part.ID == "" {
 					continue // another provider's, or one the API cannot take back without its item id
+				}
+				if item == nil && callWithoutItemID(m.Parts[i:], part.ID) {
+					// Stored before calls kept their item ids: the API refuses the reasoning item followed by a
+					// function_call without its id, and takes the call alone.
+					continue
 				}
 				if item == nil {
 					// The parts of one item (its summary's, in a row, with its id) go back as that one item.
@@ -373,7 +378,7 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 				}
 				out = append(out, fc)
 			case chat.File:
-				return out, fmt.Errorf("%s: a file in an assistant message: the Responses API takes files from the user only", ProviderName)
+				return out, fmt.Errorf("%s: a file in an assistant message: %w: the Responses API takes files from the user only", ProviderName, chat.ErrInvalidRequest)
 			}
 		}
 		flush()
@@ -393,6 +398,25 @@ func appendItems(out responses.ResponseInputParam, m chat.Message, withImages bo
 		}
 	}
 	return out, nil
+}
+
+// callWithoutItemID reports whether the reasoning parts of item id at the start of parts lead to a function call
+// of this provider that has no item id.
+func callWithoutItemID(parts []chat.Part, id string) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case chat.Reasoning:
+			if p.Provider == ProviderName && p.ID == id {
+				continue
+			}
+			return false
+		case chat.ToolCall:
+			return p.ItemID == "" || p.Provider != ProviderName
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // outputItems returns a function call's output with the images the tool returned: its text, then each image (its
@@ -431,6 +455,9 @@ func imageSource(f chat.File) (url, fileID param.Opt[string]) {
 // inputFile returns a user's file as an input content part: an image by URL (bytes as a data URL), a document
 // by its bytes, an uploaded file's id ("file-...") or its URL.
 func inputFile(f chat.File) (responses.ResponseInputContentUnionParam, error) {
+	if err := checkImage(f); err != nil {
+		return responses.ResponseInputContentUnionParam{}, err
+	}
 	if f.IsImage() {
 		img := responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
 		img.ImageURL, img.FileID = imageSource(f)
@@ -445,7 +472,7 @@ func inputFile(f chat.File) (responses.ResponseInputContentUnionParam, error) {
 	case f.URL != "":
 		file.FileURL = param.NewOpt(f.URL)
 	default:
-		return responses.ResponseInputContentUnionParam{}, fmt.Errorf("%s: file %q (%s) has neither bytes nor a URL", ProviderName, f.Name, f.MediaType)
+		return responses.ResponseInputContentUnionParam{}, fmt.Errorf("%s: file %q (%s) has neither bytes nor a URL: %w: set File.Data or File.URL", ProviderName, f.Name, f.MediaType, chat.ErrInvalidRequest)
 	}
 	if f.Name != "" {
 		file.Filename = param.NewOpt(f.Name)

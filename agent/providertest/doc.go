@@ -2,7 +2,12 @@
 // streaming, tool calls (one, several at once, failing), approvals in the history, reasoning carried across a
 // tool call and left out for another provider, images and documents in, a structured answer, usage with cached
 // and reasoning tokens, each finish reason, cancellation in the middle of a stream, rate limits, overload and
-// server errors, malformed and truncated streams.
+// server errors, malformed and truncated streams. And what a conversation needs on its next request: the ids and
+// signatures a provider wrote (a reasoning item's id, a call's own item id) sent back after the conversation was
+// stored and loaded, a first user turn where the API wants one (a run on instructions alone, a history that
+// begins with the model's call), [chat.Options.Extra] merged without replacing what the client set, the typed
+// reasoning options, a tool's string result sent as text, and a file the API cannot take refused before any
+// request.
 //
 // The suite runs offline. Each case replays exchanges recorded in the provider's own wire format from a local
 // HTTP server: the provider's real SDK makes the request and decodes the answer, and the suite checks what the
@@ -16,6 +21,8 @@
 //				return anthropic.New(option.WithBaseURL(baseURL), option.WithAPIKey("test"), option.WithMaxRetries(0))
 //			},
 //			Live: func(t *testing.T) chat.Client { ... }, // nil without the API key
+//			TemperatureField: "temperature",                                  // for the extra case
+//			Refused:          &chat.File{MediaType: "image/tiff", Data: tiff}, // for the refused_file case
 //		})
 //	}
 //

@@ -29,6 +29,13 @@ type Provider struct {
 	// Live returns a client of the provider's real API, or nil when its API key is not in the environment.
 	// Nil Live skips the live cases.
 	Live func(t *testing.T) chat.Client
+	// TemperatureField is the path of the request field [chat.Options.Temperature] sets, its objects' keys joined
+	// by dots ("temperature", "generationConfig.temperature"): the extra case sets it again through
+	// Options.Extra, and adds a field beside it. Empty skips the case.
+	TemperatureField string
+	// Refused is a file the provider's API cannot take, which the client must refuse before any request with an
+	// error that is [chat.ErrInvalidRequest] (the refused_file case, which needs no fixture). Nil skips the case.
+	Refused *chat.File
 }
 
 // A Case is one rule of the suite.
@@ -38,6 +45,10 @@ type Case struct {
 	// Expects says what the fixture's answer must hold and what the suite checks.
 	Expects string
 	run     func(t *testing.T, e *env)
+	// skip says why the case does not apply to p, or "".
+	skip func(p Provider) string
+	// offline marks a case that sends nothing, and so has no fixture.
+	offline bool
 }
 
 // The values the fixtures encode.
@@ -59,6 +70,11 @@ const (
 	ApprovalID = "apr_9f8e7d6c"
 	// StructuredKey is the property the structured answer's schema requires.
 	StructuredKey = "priority_level"
+	// ToolText is the text a tool returned (a JSON string as its result), which the request carries as text,
+	// not JSON-quoted.
+	ToolText = "Ticket 4711 is open."
+	// ExtraProbe is the field the extra case adds through Options.Extra, beside the temperature.
+	ExtraProbe = "typeshift_probe"
 )
 
 // PNG is the image the image case sends: one transparent pixel.
@@ -91,8 +107,16 @@ func Run(t *testing.T, p Provider) {
 	}
 	for _, c := range Cases() {
 		t.Run(c.Name, func(t *testing.T) {
+			if c.skip != nil {
+				if why := c.skip(p); why != "" {
+					t.Skip(why)
+				}
+			}
 			f, ok := loadFixture(t, p.Fixtures, c.Name)
-			if !ok {
+			switch {
+			case c.offline:
+				f = &fixture{}
+			case !ok:
 				t.Skipf("no fixture %s.txtar: %s", c.Name, c.Expects)
 			}
 			srv := newServer(t, f)
@@ -105,26 +129,31 @@ func Run(t *testing.T, p Provider) {
 // Cases returns the suite's cases in order.
 func Cases() []Case {
 	return []Case{
-		{"text", "a whole answer with the text Answer, finish reason stop", caseText},
-		{"stream", "a streamed answer with the text Answer in two or more deltas, finish reason stop", caseStream},
-		{"tool_call", "one call of get_ticket with {\"number\":4711}, finish reason tool_calls", caseToolCall},
-		{"parallel_calls", "a streamed answer calling get_ticket with 4711 and 4712, finish reason tool_calls", caseParallel},
-		{"tool_error", "any text answer to a history whose close_ticket call failed", caseToolError},
-		{"approvals", "any text answer to a history holding an approval request and its answer", caseApprovals},
-		{"reasoning", "a streamed answer with signed reasoning and a get_ticket call; then any text answer", caseReasoning},
-		{"foreign_reasoning", "any text answer to a history holding another provider's reasoning", caseForeignReasoning},
-		{"image", "any text answer to a question with a PNG given by its bytes and one by URL", caseImage},
-		{"document", "any text answer to a question with a PDF given by its bytes", caseDocument},
-		{"structured", "a JSON object with a string priority_level, for a response format", caseStructured},
-		{"usage", "a streamed answer with usage as the fixture's usage line says, cached tokens among them, to a request marking its stable prefix", caseUsage},
-		{"finish_length", "a whole answer cut by the token limit", finishCase(chat.FinishLength)},
-		{"finish_content_filter", "a whole answer stopped by the provider's filter or a refusal", finishCase(chat.FinishContentFilter)},
-		{"cancel", "the beginning of a stream, held open (hold: true)", caseCancel},
-		{"rate_limit", "status 429 with Retry-After: 7", statusCase(429, false, 7*time.Second, chat.ErrRateLimited)},
-		{"overloaded", "status 529 (or 503, where that is the provider's overload), for a stream", statusCase(529, true, 0, chat.ErrOverloaded)},
-		{"server_error", "status 500", statusCase(500, false, 0, chat.ErrServer)},
-		{"malformed_stream", "a stream with an event that is not JSON", brokenStream},
-		{"truncated_stream", "a stream cut before the model finished", brokenStream},
+		{"text", "a whole answer with the text Answer, finish reason stop", caseText, nil, false},
+		{"stream", "a streamed answer with the text Answer in two or more deltas, finish reason stop", caseStream, nil, false},
+		{"tool_call", "one call of get_ticket with {\"number\":4711}, finish reason tool_calls", caseToolCall, nil, false},
+		{"parallel_calls", "a streamed answer calling get_ticket with 4711 and 4712, finish reason tool_calls", caseParallel, nil, false},
+		{"tool_error", "any text answer to a history whose close_ticket call failed", caseToolError, nil, false},
+		{"approvals", "any text answer to a history holding an approval request and its answer", caseApprovals, nil, false},
+		{"reasoning", "a streamed answer with signed reasoning and a get_ticket call; then any text answer; the second request carries the reasoning's and the call's ids and signatures", caseReasoning, nil, false},
+		{"foreign_reasoning", "any text answer to a history holding another provider's reasoning", caseForeignReasoning, nil, false},
+		{"image", "any text answer to a question with a PNG given by its bytes and one by URL", caseImage, nil, false},
+		{"document", "any text answer to a question with a PDF given by its bytes", caseDocument, nil, false},
+		{"structured", "a JSON object with a string priority_level, for a response format", caseStructured, nil, false},
+		{"usage", "a streamed answer with usage as the fixture's usage line says, cached tokens among them, to a request marking its stable prefix", caseUsage, nil, false},
+		{"finish_length", "a whole answer cut by the token limit", finishCase(chat.FinishLength), nil, false},
+		{"finish_content_filter", "a whole answer stopped by the provider's filter or a refusal", finishCase(chat.FinishContentFilter), nil, false},
+		{"cancel", "the beginning of a stream, held open (hold: true)", caseCancel, nil, false},
+		{"rate_limit", "status 429 with Retry-After: 7", statusCase(429, false, 7*time.Second, chat.ErrRateLimited), nil, false},
+		{"overloaded", "status 529 (or 503, where that is the provider's overload), for a stream", statusCase(529, true, 0, chat.ErrOverloaded), nil, false},
+		{"server_error", "status 500", statusCase(500, false, 0, chat.ErrServer), nil, false},
+		{"malformed_stream", "a stream with an event that is not JSON", brokenStream, nil, false},
+		{"truncated_stream", "a stream cut before the model finished", brokenStream, nil, false},
+		{"first_turn", "any text answer to instructions alone; then any text answer to a history that begins with the model's get_ticket call (the fixture's want lines check the turn the client puts first where its API wants one)", caseFirstTurn, nil, false},
+		{"extra", "any text answer to a request whose Options.Extra adds ExtraProbe beside the temperature (after one that sets the temperature again, refused unsent)", caseExtra, needs("TemperatureField", func(p Provider) bool { return p.TemperatureField != "" }), false},
+		{"reasoning_option", "any text answer to a request with Options.Reasoning (low effort, thoughts included); the fixture's want lines check the API's fields", caseReasoningOption, nil, false},
+		{"tool_result_text", "any text answer to a history whose get_ticket call returned the string ToolText", caseToolResultText, nil, false},
+		{"refused_file", "no exchange: the Provider's Refused file is refused before any request", caseRefusedFile, needs("Refused", func(p Provider) bool { return p.Refused != nil }), true},
 	}
 }
 
@@ -322,13 +351,16 @@ func caseReasoning(t *testing.T, e *env) {
 			if p.Signature == "" && p.Encrypted == "" {
 				t.Errorf("reasoning %+v has neither a signature nor an encrypted form to send back", p)
 			}
-			for _, s := range []string{p.Signature, p.Encrypted} {
+			for _, s := range []string{p.Signature, p.Encrypted, p.ID} {
 				if s != "" {
 					want = append(want, s)
 				}
 			}
 		case chat.ToolCall:
 			sawCall = true
+			if p.ItemID != "" {
+				want = append(want, p.ItemID) // the provider's own id of the call's item goes back with it
+			}
 		}
 	}
 	if len(want) == 0 {
@@ -339,7 +371,9 @@ func caseReasoning(t *testing.T, e *env) {
 	if t.Failed() {
 		return
 	}
-	// The reasoning goes back with the call's result; the other provider's does not.
+	// The reasoning goes back with the call's result, stored and loaded as a run keeps it; the other provider's
+	// does not.
+	answer = storedAndLoaded(t, answer)
 	msgs = append(msgs, answer, chat.Message{Role: chat.RoleTool, Parts: []chat.Part{
 		chat.ToolResult{CallID: calls[0].ID, Result: json.RawMessage(`{"number":4711,"open":true}`)}}})
 	resp, err = e.client.Respond(t.Context(), msgs, toolOptions())
@@ -588,4 +622,124 @@ func runLive(t *testing.T, p Provider) {
 		}
 		checkCalls(t, allCalls(resp), 4711)
 	})
+}
+
+// needs returns a skip for a case that needs a Provider field.
+func needs(field string, set func(Provider) bool) func(Provider) string {
+	return func(p Provider) string {
+		if set(p) {
+			return ""
+		}
+		return "Provider." + field + " is not set"
+	}
+}
+
+// storedAndLoaded returns m as a store gives it back: encoded and decoded, so that what a provider needs back
+// must survive the stored form.
+func storedAndLoaded(t *testing.T, m chat.Message) chat.Message {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("store %+v: %v", m, err)
+	}
+	var out chat.Message
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("load %s: %v", b, err)
+	}
+	return out
+}
+
+// caseFirstTurn sends instructions alone, then a history that begins with the model's call: APIs that want a
+// user turn first get one from the client, not an error.
+func caseFirstTurn(t *testing.T, e *env) {
+	resp, err := e.client.Respond(t.Context(), nil, baseOptions())
+	if err != nil {
+		t.Fatalf("Respond to instructions alone: %v", err)
+	}
+	checkAnswer(t, resp, "", chat.FinishStop)
+	msgs := []chat.Message{
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "call_first_1", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_first_1", Result: json.RawMessage(`{"number":4711,"open":true}`)}}},
+	}
+	resp, err = e.client.Respond(t.Context(), msgs, toolOptions())
+	if err != nil {
+		t.Fatalf("Respond to a history that begins with the model's call: %v", err)
+	}
+	checkAnswer(t, resp, "", chat.FinishStop)
+	e.srv.checkRequests(t, [][]string{{Instructions}, {"call_first_1", Instructions}}, nil)
+}
+
+// caseExtra checks that Options.Extra adds to the request and never replaces what the client set: a field the
+// options set is a *chat.ExtraConflictError naming it, before any request; a new field beside it is sent.
+func caseExtra(t *testing.T, e *env) {
+	path := strings.Split(e.p.TemperatureField, ".")
+	nest := func(keys []string, leaf string) map[string]json.RawMessage {
+		v := leaf
+		for i := len(keys) - 1; i > 0; i-- {
+			v = `{"` + keys[i] + `":` + v + `}`
+		}
+		return map[string]json.RawMessage{keys[0]: json.RawMessage(v)}
+	}
+	temp := 0.25
+	o := baseOptions()
+	o.Temperature = &temp
+	o.Extra = nest(path, "1.5")
+	_, err := e.client.Respond(t.Context(), question(), o)
+	var ce *chat.ExtraConflictError
+	if !errors.As(err, &ce) || !errors.Is(err, chat.ErrInvalidRequest) {
+		t.Fatalf("error %v (%T), want a *chat.ExtraConflictError, which is chat.ErrInvalidRequest", err, err)
+	}
+	if ce.Field != e.p.TemperatureField {
+		t.Errorf("the conflict names %q, want %q", ce.Field, e.p.TemperatureField)
+	}
+	if n := len(e.srv.requests()); n != 0 {
+		t.Fatalf("the client sent %d requests with a conflicting Extra; want none", n)
+	}
+	o.Extra = nest(append(path[:len(path)-1:len(path)-1], ExtraProbe), `"31337"`)
+	resp, err := e.client.Respond(t.Context(), question(), o)
+	if err != nil {
+		t.Fatalf("Respond with Extra beside the temperature: %v", err)
+	}
+	checkAnswer(t, resp, "", chat.FinishStop)
+	e.srv.checkRequests(t, [][]string{{Question, `"` + ExtraProbe + `":"31337"`, "0.25"}}, nil)
+}
+
+// caseReasoningOption sends the typed reasoning options; the fixture says what the API's fields must be.
+func caseReasoningOption(t *testing.T, e *env) {
+	yes := true
+	o := baseOptions()
+	o.Reasoning = &chat.ReasoningOptions{Effort: chat.ReasoningLow, IncludeThoughts: &yes}
+	resp, err := e.client.Respond(t.Context(), question(), o)
+	if err != nil {
+		t.Fatalf("Respond: %v", err)
+	}
+	checkAnswer(t, resp, "", chat.FinishStop)
+	e.srv.checkRequests(t, [][]string{{Question}}, nil)
+}
+
+// caseToolResultText checks that a tool's string result reaches the model as its text, not JSON-quoted.
+func caseToolResultText(t *testing.T, e *env) {
+	result, _ := json.Marshal(ToolText)
+	msgs := []chat.Message{
+		chat.UserText(Question),
+		{Role: chat.RoleAssistant, Parts: []chat.Part{chat.ToolCall{ID: "call_text_1", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`)}}},
+		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_text_1", Result: result}}},
+	}
+	resp, err := e.client.Respond(t.Context(), msgs, toolOptions())
+	if err != nil {
+		t.Fatalf("Respond: %v", err)
+	}
+	checkAnswer(t, resp, "", chat.FinishStop)
+	e.srv.checkRequests(t, [][]string{{"call_text_1", ToolText}}, []string{`\"` + ToolText + `\"`})
+}
+
+// caseRefusedFile checks that a file the API cannot take is refused before the request, saying why.
+func caseRefusedFile(t *testing.T, e *env) {
+	_, err := e.client.Respond(t.Context(), []chat.Message{chat.UserFile(Question, *e.p.Refused)}, baseOptions())
+	if !errors.Is(err, chat.ErrInvalidRequest) {
+		t.Fatalf("error %v, want one that is chat.ErrInvalidRequest", err)
+	}
+	if n := len(e.srv.requests()); n != 0 {
+		t.Errorf("the client sent %d requests; want the file refused before any", n)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/anthropic"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/gemini"
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 	"github.com/typeshift-go/typeshift/agent/openai"
 	"github.com/typeshift-go/typeshift/agent/openai/openaitest"
 )
@@ -118,7 +119,7 @@ func newScripted(t *testing.T, script []turn, render func(w io.Writer, n int, tu
 			w.Header().Set("Content-Type", "application/json")
 		}
 		tu := script[n]
-		tu.input = len(body) / 4
+		tu.input = int(providerkit.EstimateTokens(len(body)))
 		render(w, n, tu, st)
 	}))
 	t.Cleanup(s.Close)

@@ -21,6 +21,8 @@ func TestEntryFormatVersions(t *testing.T) {
 	data, err := chat.MarshalMessages([]chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
 		chat.Reasoning{Provider: "anthropic", Text: "Hm.", Signature: "sig"},
 		chat.File{MediaType: "application/pdf", Data: []byte("%PDF-1.7")},
+		chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "Second.", Index: 1, Encrypted: "gAAAA"},
+		chat.ToolCall{ID: "call_1", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`), Provider: "openai", ItemID: "fc_1"},
 	}}})
 	is.NoErr(err)
 	c, err := s.Claim(ctx, "tenant", "conv", "owner", time.Minute)
@@ -44,8 +46,13 @@ func TestEntryFormatVersions(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(got[0].Parts[0], chat.Part(chat.Reasoning{Provider: "anthropic", Text: "Hm.", Signature: "sig"}))
 	is.Equal(got[0].Parts[1].(chat.File).Data, []byte("%PDF-1.7"))
+	// The ids a provider needs back (a summary part's index, a call's item id) are kept, additively.
+	is.Equal(got[0].Parts[2], chat.Part(chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "Second.", Index: 1, Encrypted: "gAAAA"}))
+	is.Equal(got[0].Parts[3].(chat.ToolCall).ItemID, "fc_1")
+	is.Equal(got[0].Parts[3].(chat.ToolCall).Provider, "openai")
 	old, err := chat.UnmarshalMessages(entries[1].Data)
 	is.NoErr(err)
 	is.Equal(old[0].Parts[1].(chat.ToolCall).Name, "get_ticket")
+	is.Equal(old[0].Parts[1].(chat.ToolCall).ItemID, "") // stored before item ids: none
 	is.Equal(old[0].Parts[2].(chat.UsagePart).Usage, chat.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15})
 }

@@ -32,6 +32,8 @@ func TestEntryFormatVersions(t *testing.T) {
 			chat.Reasoning{Provider: "anthropic", Text: "A picture.", Signature: "EqQBCkYIBxgC"},
 			chat.Reasoning{Provider: "anthropic", Encrypted: "EmwKAhgBEgy3va3pzix"},
 			chat.Text{Text: "A printer."},
+			chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "Second.", Index: 1, Encrypted: "gAAAA"},
+			chat.ToolCall{ID: "call_1", Name: "get_ticket", Arguments: json.RawMessage(`{"number":4711}`), Provider: "openai", ItemID: "fc_1"},
 			chat.UsagePart{Usage: chat.Usage{InputTokens: 100, OutputTokens: 20, TotalTokens: 120, CacheReadTokens: 80, CacheWriteTokens: 10, ReasoningTokens: 12}},
 		}},
 		{Role: chat.RoleTool, Parts: []chat.Part{chat.ToolResult{CallID: "call_1", Result: json.RawMessage(`"chart\n[image image/png, 6 bytes]"`),
@@ -68,7 +70,11 @@ func TestEntryFormatVersions(t *testing.T) {
 	is.Equal(got[0].Parts[1], chat.Part(chat.File{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 0xff}}))
 	is.Equal(got[1].Parts[0], chat.Part(chat.Reasoning{Provider: "anthropic", Text: "A picture.", Signature: "EqQBCkYIBxgC"}))
 	is.Equal(got[1].Parts[1].(chat.Reasoning).Encrypted, "EmwKAhgBEgy3va3pzix")
-	is.Equal(got[1].Parts[3].(chat.UsagePart).Usage.CacheReadTokens, int64(80))
+	// The ids a provider needs back (a summary part's index, a call's item id) are kept, additively.
+	is.Equal(got[1].Parts[3], chat.Part(chat.Reasoning{Provider: "openai", ID: "rs_1", Text: "Second.", Index: 1, Encrypted: "gAAAA"}))
+	is.Equal(got[1].Parts[4].(chat.ToolCall).ItemID, "fc_1")
+	is.Equal(got[1].Parts[4].(chat.ToolCall).Provider, "openai")
+	is.Equal(got[1].Parts[5].(chat.UsagePart).Usage.CacheReadTokens, int64(80))
 	is.Equal(got[2].Parts[0].(chat.ToolResult).Files, []chat.File{{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0, 0xff}}}) // a tool's image, through jsonb
 
 	old, err := chat.UnmarshalMessages(entries[1].Data)
@@ -76,6 +82,7 @@ func TestEntryFormatVersions(t *testing.T) {
 	is.Equal(old[0].AuthorName, "support")
 	call := old[0].Parts[1].(chat.ToolCall)
 	is.Equal(call.Name, "get_ticket")
+	is.Equal(call.ItemID, "") // stored before item ids: none
 	var args map[string]int
 	is.NoErr(json.Unmarshal(call.Arguments, &args))
 	is.Equal(args["number"], 4711)

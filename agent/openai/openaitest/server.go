@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
 )
 
 // A Reply is the server's answer to one request.
@@ -188,7 +190,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply.ID = fmt.Sprintf("chatcmpl-test-%d", n+1)
 	}
 	if reply.Usage == nil {
-		reply.Usage = &Usage{PromptTokens: estimate(len(body)), CompletionTokens: estimate(len(reply.Text) + argsLen(reply.ToolCalls))}
+		reply.Usage = &Usage{PromptTokens: providerkit.EstimateTokens(len(body)), CompletionTokens: providerkit.EstimateTokens(len(reply.Text) + argsLen(reply.ToolCalls))}
 	}
 	if reply.FinishReason == "" {
 		reply.FinishReason = "stop"
@@ -349,8 +351,6 @@ func argsLen(calls []ToolCall) int {
 	}
 	return n
 }
-
-func estimate(bytes int) int64 { return int64((bytes + 3) / 4) }
 
 // nullable returns s as a JSON string, or null when it is empty.
 func nullable(s string) string {
