@@ -82,10 +82,12 @@ type Handler struct {
 // liveKey names a conversation of a tenant.
 type liveKey struct{ settingsID, conversationID string }
 
-// liveRun is a run this process goes on with: its cancellation, and done closed at its end.
+// liveRun is a run this process goes on with: its cancellation, done closed at its end, and its task as it
+// started, which is all there is of it until the run has stored its start.
 type liveRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	start  *taskView
 }
 
 // New returns a handler serving host's agent. It reads the agent's tools once, for its card.
@@ -204,9 +206,9 @@ func principal(ctx context.Context) agenthttp.Principal {
 
 // runContext is the context a run goes on in: the request's values (the principal), without its cancellation, so
 // a client that disconnects leaves the run to finish; bounded by RunTimeout, and cancellable by tasks/cancel.
-func (h *Handler) runContext(ctx context.Context, key liveKey) (context.Context, *liveRun, bool) {
+func (h *Handler) runContext(ctx context.Context, key liveKey, start *taskView) (context.Context, *liveRun, bool) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.opts.RunTimeout)
-	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	lr := &liveRun{cancel: cancel, done: make(chan struct{}), start: start}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, busy := h.active[key]; busy {

@@ -52,11 +52,17 @@ func (q *requests) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*a2a.
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	t, _, err = q.h.loadTask(ctx, p.ID)
+	after, _, err := q.h.loadTask(ctx, p.ID)
+	if errors.Is(err, a2a.ErrTaskNotFound) && t == lr.start {
+		// Cancelled before its run stored anything: the task ends as it started, and nothing of it is kept.
+		v := *t
+		v.running, v.runError = false, context.Canceled.Error()
+		return taskOf(&v, nil), nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	return taskOf(t, nil), nil
+	return taskOf(after, nil), nil
 }
 
 // OnSendMessage answers message/send: it runs the agent to the end of its turn (or, with blocking false, starts

@@ -122,7 +122,7 @@ func (h *Handler) prepare(ctx context.Context, p *a2a.MessageSendParams) (*turn,
 	}
 	t.key = liveKey{t.settingsID, t.ref.conversationID}
 	var ok bool
-	t.rctx, t.lr, ok = h.runContext(ctx, t.key)
+	t.rctx, t.lr, ok = h.runContext(ctx, t.key, t.view())
 	if !ok {
 		return nil, invalid("the conversation has a run going on: follow it with tasks/resubscribe")
 	}
@@ -192,6 +192,11 @@ func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 		}
 	}
 	if err != nil && !started && res.Messages == nil {
+		if t.rctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// Cancelled (tasks/cancel) before the run stored anything: the task ends there, and nothing is kept.
+			v.running, v.runError = false, err.Error()
+			return v, nil
+		}
 		return nil, t.h.runError(t.rctx, err)
 	}
 	v.add(res.New...)

@@ -238,12 +238,17 @@ func (h *Handler) loadTask(ctx context.Context, id a2a.TaskID) (*taskView, bool,
 	if err != nil {
 		return nil, false, err
 	}
-	tasks, _, err := h.loadTasks(ctx, principal(ctx).SettingsID, ref.conversationID)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, false, fmt.Errorf("%w: %q", a2a.ErrTaskNotFound, id)
-	}
-	if err != nil {
+	settingsID := principal(ctx).SettingsID
+	tasks, _, err := h.loadTasks(ctx, settingsID, ref.conversationID)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, false, h.internal(ctx, "loading a task", err)
 	}
-	return find(tasks, ref)
+	t, last, err := find(tasks, ref)
+	if err != nil {
+		// A run of this process that has not stored its start yet: its task is as it started.
+		if lr := h.live(liveKey{settingsID, ref.conversationID}); lr != nil && lr.start != nil && lr.start.ref == ref {
+			return lr.start, true, nil
+		}
+	}
+	return t, last, err
 }
