@@ -64,6 +64,12 @@ type jsMessage struct {
 // node starts the script's flow against e as the tenant of token. Without Node or the project's packages the test
 // is skipped, saying how to run it; under CI=true it fails instead.
 func node(t *testing.T, e *env, token, flow string, args ...string) (*exec.Cmd, io.Reader, *bytes.Buffer) {
+	cmd, stdout, stderr, _ := nodeIn(t, e, token, flow, args...)
+	return cmd, stdout, stderr
+}
+
+// nodeIn is node with the script's stdin.
+func nodeIn(t *testing.T, e *env, token, flow string, args ...string) (*exec.Cmd, io.Reader, *bytes.Buffer, io.WriteCloser) {
 	t.Helper()
 	how := "to run the tests with the official A2A client: install Node 20 or later, then run `npm ci` in agent/agenta2a/" + nodeClient
 	bin, err := exec.LookPath("node")
@@ -84,12 +90,16 @@ func node(t *testing.T, e *env, token, flow string, args ...string) (*exec.Cmd, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, stdout, &stderr
+	return cmd, stdout, &stderr, stdin
 }
 
 // runNode runs a flow to its end and returns the client's state.
@@ -294,13 +304,16 @@ func TestOfficialClient(t *testing.T) {
 		t.Run("cancel", func(t *testing.T) {
 			is := is.New(t)
 			e := newEnv(t, s, nil)
-			st := runNode(t, e, tokenA, "cancel")
+			cmd, stdout, stderr, stdin := nodeIn(t, e, tokenA, "cancel")
+			<-e.model.waiting // the run is under way
+			_, err := stdin.Write([]byte("cancel\n"))
+			is.NoErr(err)
+			st := nodeState(t, e, cmd, bufio.NewReader(stdout), stderr)
 			is.Equal(st.Errors, []string{})
 			is.Equal(st.Cancelled.State, "canceled")
 			tk := only(t, st)
 			is.Equal(tk.Status.State, "canceled")
 			sameTask(t, tk, e.storedAs(t, tokenA, tk.ID), false)
-			<-e.model.waiting // the cancelled call
 		})
 	})
 }

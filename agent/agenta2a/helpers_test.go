@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,6 +124,7 @@ type env struct {
 	host  *agent.Host
 	model *model
 	desk  *tickets.MemoryClient
+	calls *counting
 	srv   *httptest.Server
 	logs  *bytes.Buffer
 }
@@ -135,8 +137,9 @@ func newEnv(t testing.TB, store storage.Store, shared *tickets.MemoryClient) *en
 	}
 	e := &env{t: t, store: store, model: &model{release: make(chan struct{}), waiting: make(chan struct{}, 16)}, desk: shared,
 		logs: &bytes.Buffer{}}
+	e.calls = &counting{MemoryClient: shared}
 	host, err := agent.NewHost(&desk{}, agent.Config{
-		Toolsets: []toolset.Source{&tickets.Tickets{Client: shared}},
+		Toolsets: []toolset.Source{&tickets.Tickets{Client: e.calls}},
 		Client:   chattest.FuncModel(e.model.respond),
 		Store:    store,
 		LeaseTTL: 5 * time.Second,
@@ -164,6 +167,17 @@ func newEnv(t testing.TB, store storage.Store, shared *tickets.MemoryClient) *en
 		e.srv.Close()
 	})
 	return e
+}
+
+// counting counts the tickets the agent closes: the executions of the tool that needs approval.
+type counting struct {
+	*tickets.MemoryClient
+	closes atomic.Int64
+}
+
+func (c *counting) Close(ctx context.Context, number int, reason string) error {
+	c.closes.Add(1)
+	return c.MemoryClient.Close(ctx, number, reason)
 }
 
 // releaseWaits lets the model's waiting calls go on.

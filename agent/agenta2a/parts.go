@@ -193,6 +193,20 @@ func requestPart(r chat.ApprovalRequest) a2a.DataPart {
 	}}}
 }
 
+// canonical is a JSON text with its keys sorted and no spaces, so that it reads the same whichever store kept it
+// (Postgres keeps arguments as jsonb, which reformats them).
+func canonical(b json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
+}
+
 // taskOf is the A2A task of a view, with at most historyLength messages of its history (nil: all of them).
 func taskOf(t *taskView, historyLength *int) *a2a.Task {
 	id := t.ref.id()
@@ -254,7 +268,7 @@ func statusOf(t *taskView) a2a.TaskStatus {
 	case a2a.TaskStateInputRequired:
 		var parts []a2a.Part
 		for _, r := range t.pending {
-			parts = append(parts, a2a.TextPart{Text: "Approve or deny the call of " + r.Call.Name + " with " + string(r.Call.Arguments) +
+			parts = append(parts, a2a.TextPart{Text: "Approve or deny the call of " + r.Call.Name + " with " + canonical(r.Call.Arguments) +
 				` (request ` + r.ID + `): answer with a data part {"` + DataApproval + `": {"requestId": "` + r.ID + `", "approved": true}}.`})
 			parts = append(parts, requestPart(r))
 		}

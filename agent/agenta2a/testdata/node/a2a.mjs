@@ -33,6 +33,8 @@ const client = await factory.createFromUrl(`${base}/`, ".well-known/agent-card.j
 const states = ["unknown", "submitted", "working", "completed", "failed", "canceled", "input-required", "rejected", "auth-required"];
 const tasks = {};
 const errors = [];
+// failed records an error with the protocol's data, which says why.
+const failed = (err) => errors.push(String(err?.message ?? err) + (err?.data ? ` ${JSON.stringify(err.data)}` : ""));
 const out = { tasks, errors };
 
 const text = (value) => ({ content: { $case: "text", value }, mediaType: "", filename: "" });
@@ -118,7 +120,7 @@ async function stream(msg, onEvent) {
       }
     }
   } catch (err) {
-    errors.push(String(err?.message ?? err));
+    failed(err);
   }
 }
 
@@ -130,7 +132,7 @@ async function send(msg) {
     }
     errors.push("not a task");
   } catch (err) {
-    errors.push(String(err?.message ?? err));
+    failed(err);
   }
   return null;
 }
@@ -186,7 +188,7 @@ switch (flow) {
         break;
       }
     } catch (err) {
-      if (err?.name !== "AbortError") errors.push(String(err?.message ?? err));
+      if (err?.name !== "AbortError") failed(err);
     }
     tasks[id].events.push("cut");
     try {
@@ -199,18 +201,21 @@ switch (flow) {
         }
       }
     } catch (err) {
-      errors.push(String(err?.message ?? err));
+      failed(err);
     }
     break;
   }
   case "cancel":
+    // The task is cancelled once the test says its run is under way (a line on stdin).
     await stream(message([text("wait to be cancelled")]), async (ev) => {
       if (ev.payload.$case !== "task") return true;
+      await new Promise((resolve) => process.stdin.once("data", resolve));
+      process.stdin.pause();
       try {
         const t = await client.cancelTask({ id: ev.payload.value.id });
         out.cancelled = status(t.status);
       } catch (err) {
-        errors.push(String(err?.message ?? err));
+        failed(err);
       }
       return true;
     });
@@ -219,7 +224,7 @@ switch (flow) {
     try {
       keep(await client.getTask({ id: arg }));
     } catch (err) {
-      errors.push(String(err?.message ?? err));
+      failed(err);
     }
     break;
   case "forged": {
