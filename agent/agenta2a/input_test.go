@@ -55,7 +55,7 @@ func TestBadInput(t *testing.T) {
 		{name: "cancel a completed task", body: `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"` + string(done.ID) + `"}}`, code: -32002},
 		{name: "push notifications", body: `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/get","params":{"id":"x"}}`, code: -32003},
 		{name: "the extended card", body: `{"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"}`, code: -32007},
-		{name: "oversized", body: msg(`[{"kind":"text","text":"` + strings.Repeat("a", 70<<10) + `"}]`, ""), code: -32700},
+		{name: "oversized", body: msg(`[{"kind":"text","text":"`+strings.Repeat("a", 70<<10)+`"}]`, ""), code: -32700},
 		{name: "not authenticated", body: msg(text, ""), token: "forged", status: http.StatusUnauthorized, code: -32600},
 	} {
 		t.Run(c.name, func(t *testing.T) {
