@@ -275,10 +275,7 @@ func statusOf(t *taskView) a2a.TaskStatus {
 		st.Message = status(parts...)
 	case a2a.TaskStateFailed:
 		st.Message = status(a2a.TextPart{Text: "The run failed."})
-	case a2a.TaskStateCompleted:
-		if a := artifactOf(t); a != nil {
-			st.Message = status(a.Parts...)
-		}
 	}
+	// A completed task's answer is its artifact (and the last message of its history), not repeated here.
 	return st
 }

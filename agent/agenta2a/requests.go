@@ -76,7 +76,7 @@ func (q *requests) OnSendMessage(ctx context.Context, p *a2a.MessageSendParams) 
 	if p.Config != nil {
 		history = p.Config.HistoryLength
 		if p.Config.Blocking != nil && !*p.Config.Blocking {
-			started := tr.view()
+			started := tr.lr.start
 			go func() { _, _ = tr.run(nil) }() // a run that fails to start is logged
 			return taskOf(started, history), nil
 		}

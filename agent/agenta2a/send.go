@@ -173,7 +173,9 @@ func (t *turn) view() *taskView {
 // ended, which is what the store now holds; or the error of a run that did not start.
 func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 	defer t.h.runEnded(t.key, t.lr)
-	v := t.view()
+	v := *t.lr.start // others read the start while the run goes on: the end is a copy
+	v.messages = slices.Clip(v.messages)
+	v.lastRun = slices.Clip(v.lastRun)
 	var res agent.Result
 	var err error
 	started := false
@@ -195,7 +197,7 @@ func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 		if t.rctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// Cancelled (tasks/cancel) before the run stored anything: the task ends there, and nothing is kept.
 			v.running, v.runError = false, err.Error()
-			return v, nil
+			return &v, nil
 		}
 		return nil, t.h.runError(t.rctx, err)
 	}
@@ -207,7 +209,7 @@ func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 			slog.String("error", err.Error()))
 	}
 	v.updated = time.Now()
-	return v, nil
+	return &v, nil
 }
 
 // newID is a new conversation's id: random, so that no client can guess another's.

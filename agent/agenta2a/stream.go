@@ -113,7 +113,7 @@ func (o *outbox) drain(ctx context.Context, yield func(a2a.Event, error) bool) {
 // follow runs a turn and streams it: the task, the answer's text as it comes, the final status. The run goes on in
 // its own goroutine, to its end, whether or not the client stays.
 func (h *Handler) follow(ctx context.Context, t *turn, yield func(a2a.Event, error) bool) {
-	start := taskOf(t.view(), nil)
+	start := taskOf(t.lr.start, nil)
 	out := newOutbox()
 	done := make(chan error, 1)
 	go func() {
