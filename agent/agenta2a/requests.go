@@ -29,8 +29,8 @@ func (q *requests) OnGetTask(ctx context.Context, p *a2a.TaskQueryParams) (*a2a.
 }
 
 // OnCancelTask answers tasks/cancel: a task whose run goes on in this process is cancelled, and the task is
-// returned as stored once the run has ended. A task that waits for input is answered by denying its requests; a
-// run on another instance cannot be reached from here.
+// returned as stored once the run has ended. A task that waits for input is not cancelled (its client denies the
+// requests instead), and a run on another instance cannot be reached from here: both are not cancelable.
 func (q *requests) OnCancelTask(ctx context.Context, p *a2a.TaskIDParams) (*a2a.Task, error) {
 	t, last, err := q.h.loadTask(ctx, p.ID)
 	if err != nil {
