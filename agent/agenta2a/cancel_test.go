@@ -8,7 +8,9 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/matryer/is"
 
+	"github.com/typeshift-go/typeshift/agent/agenta2a"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/memory"
 )
 
 func TestCancel(t *testing.T) {
@@ -33,4 +35,24 @@ func TestCancel(t *testing.T) {
 		is.Equal(st.Status.State, a2a.TaskStateCanceled)
 		is.True(st.Final)
 	})
+}
+
+// TestStreamShowsToolCalls: a stream says when the agent calls a tool, as a working status, before the answer.
+func TestStreamShowsToolCalls(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, memory.New(), nil)
+	var states []a2a.TaskState
+	var tool any
+	for ev, err := range e.client(tokenA).SendStreamingMessage(context.Background(), &a2a.MessageSendParams{
+		Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: "search printer"})}) {
+		is.NoErr(err)
+		if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
+			states = append(states, st.Status.State)
+			if st.Status.State == a2a.TaskStateWorking {
+				tool = st.Status.Message.Parts[0].(a2a.DataPart).Data[agenta2a.DataToolCall].(map[string]any)["tool"]
+			}
+		}
+	}
+	is.Equal(states, []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateCompleted})
+	is.Equal(tool, "search_tickets")
 }

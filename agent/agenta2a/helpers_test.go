@@ -45,7 +45,7 @@ func (a *desk) Declare() {
 }
 
 // model is the offline model of the tests. It reads the last message: after tool results it reports them; for
-// "close N" it closes ticket N (which waits for approval); for "wait" it blocks until release is closed (or its
+// "close N" it closes ticket N (which waits for approval); for "search WORDS" it searches; for "wait" it blocks until release is closed (or its
 // context ends); otherwise it echoes the text in a few streamed pieces.
 type model struct {
 	release chan struct{}
@@ -74,6 +74,9 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 	case closeRE.MatchString(text):
 		n := closeRE.FindStringSubmatch(text)[1]
 		return chattest.Calls(chattest.Call("call-close-"+n, "close_ticket", `{"number":`+n+`,"reason":"fixed"}`)), nil
+	case strings.HasPrefix(text, "search "):
+		q, _ := json.Marshal(strings.TrimPrefix(text, "search "))
+		return chattest.Calls(chattest.Call("call-search", "search_tickets", `{"query":`+string(q)+`}`)), nil
 	case strings.HasPrefix(text, "wait"):
 		select {
 		case m.waiting <- struct{}{}:

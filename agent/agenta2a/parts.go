@@ -21,6 +21,10 @@ const (
 	DataApproval        = "approval"
 )
 
+// DataToolCall is the key of the data part of a working status update that a stream sends when the agent calls
+// a tool: the call's id and the tool's name.
+const DataToolCall = "toolCall"
+
 // maxFiles bounds the files of one message; the body's size bounds their bytes.
 const maxFiles = 32
 

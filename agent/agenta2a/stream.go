@@ -33,8 +33,18 @@ func (a *artifacts) update(u chat.Update) {
 		return
 	}
 	for _, p := range u.Parts {
-		if t, ok := p.(chat.Text); ok {
-			a.text.WriteString(t.Text)
+		switch p := p.(type) {
+		case chat.Text:
+			a.text.WriteString(p.Text)
+		case chat.ToolCall:
+			// The text before the call goes first; then the call, as a working status a client can show.
+			a.flush()
+			id := a.ref.id()
+			a.emit(&a2a.TaskStatusUpdateEvent{TaskID: id, ContextID: a.ref.conversationID, Status: a2a.TaskStatus{
+				State: a2a.TaskStateWorking,
+				Message: &a2a.Message{ID: string(id) + "/c/" + p.ID, ContextID: a.ref.conversationID, TaskID: id, Role: a2a.MessageRoleAgent,
+					Parts: a2a.ContentParts{a2a.DataPart{Data: map[string]any{DataToolCall: map[string]any{"callId": p.ID, "tool": p.Name}}}}},
+			}})
 		}
 	}
 	if u.FinishReason != "" {
