@@ -10,7 +10,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/a2aproject/a2a-go/a2a"
+
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/agenta2a"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/agenthttp/devui"
 	"github.com/typeshift-go/typeshift/agent/eval/evalhttp"
@@ -23,7 +26,8 @@ import (
 const demoTenantHeader = "X-Demo-Tenant"
 
 // serveHTTP serves the support agent over HTTP on addr (see docs/http.md) until ctx ends: the native API, AG-UI
-// and the AI SDK's UI message stream, under /api/, and the dev UI (docs/dev-ui.md) under /dev/. The address must be a loopback one: the demo authentication
+// and the AI SDK's UI message stream, under /api/, A2A for other agents under /a2a/ (docs/a2a.md), and the dev UI
+// (docs/dev-ui.md) under /dev/. The address must be a loopback one: the demo authentication
 // would let anyone on a network act as any tenant.
 func serveHTTP(ctx context.Context, addr string, o options, out io.Writer) error {
 	host, _, err := net.SplitHostPort(addr)
@@ -72,14 +76,30 @@ func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error
 		ln.Close()
 		return err
 	}
+	// The same agent, runs, approvals and tenants, served to other agents over A2A: the card at
+	// /a2a/.well-known/agent-card.json, the JSON-RPC endpoint at /a2a/.
+	a2aHandler, err := agenta2a.New(host, agenta2a.Options{
+		Store:        store,
+		Authenticate: demoAuthenticate,
+		Description:  "Answers questions about support tickets and closes them with your approval.",
+		// The card tells clients how to authenticate: here, the demo's header.
+		SecuritySchemes: a2a.NamedSecuritySchemes{"demo-tenant": a2a.APIKeySecurityScheme{In: a2a.APIKeySecuritySchemeInHeader, Name: demoTenantHeader}},
+		Logger:          logger,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	logger.Warn("DEMO AUTHENTICATION: the tenant comes from the " + demoTenantHeader + " header, from loopback clients only; never serve this to a network")
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api))
+	mux.Handle("/a2a/", http.StripPrefix("/a2a", a2aHandler))
 	// The dev UI, for this demo: a production handler mounts it only where developers reach it, if at all.
 	mux.Handle("/dev/", http.StripPrefix("/dev", devui.Handler(devui.Options{API: "/api", TenantHeader: demoTenantHeader, EvalCases: true})))
 	mux.Handle("GET /{$}", http.RedirectHandler("/dev/", http.StatusFound))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(out, "Serving the support agent on http://%s/api/ (the OpenAPI document: /api/openapi.json).\n", ln.Addr())
+	fmt.Fprintf(out, "Other agents reach it over A2A: http://%s/a2a/.well-known/agent-card.json\n", ln.Addr())
 	fmt.Fprintf(out, "Open the dev UI: http://%s/dev/\n", ln.Addr())
 	fmt.Fprintf(out, "Try: curl -s -H '%s: demo' http://%s/api/agents\n", demoTenantHeader, ln.Addr())
 	errc := make(chan error, 1)

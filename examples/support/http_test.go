@@ -115,3 +115,71 @@ func TestDemoAuthenticate(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(p.SettingsID, "demo")
 }
+
+// TestServeA2A serves the agent as -http does and runs the approval story over A2A: the card, a task that waits for
+// approval, its answer; and the conversation it made is the native API's too.
+func TestServeA2A(t *testing.T) {
+	is := is.New(t)
+	t.Setenv(envDatabaseURL, "")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, options{}, &out) }()
+	defer func() {
+		cancel()
+		is.NoErr(<-done)
+	}()
+	base := "http://" + ln.Addr().String()
+
+	cardResp, err := http.Get(base + "/a2a/.well-known/agent-card.json")
+	is.NoErr(err)
+	var card map[string]any
+	is.NoErr(json.NewDecoder(cardResp.Body).Decode(&card))
+	cardResp.Body.Close()
+	is.True(strings.Contains(out.String(), base+"/a2a/.well-known/agent-card.json")) // printed before serving
+	is.Equal(card["name"], "Support")
+	is.Equal(card["url"], base+"/a2a/")
+	is.Equal(card["securitySchemes"], map[string]any{"demo-tenant": map[string]any{"type": "apiKey", "in": "header", "name": demoTenantHeader}})
+
+	call := func(params map[string]any) map[string]any {
+		data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params})
+		r, _ := http.NewRequest("POST", base+"/a2a/", bytes.NewReader(data))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(demoTenantHeader, "demo")
+		resp, err := http.DefaultClient.Do(r)
+		is.NoErr(err)
+		defer resp.Body.Close()
+		var v map[string]any
+		is.NoErr(json.NewDecoder(resp.Body).Decode(&v))
+		res, ok := v["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("message/send: %v", v)
+		}
+		return res
+	}
+	task := call(map[string]any{"message": map[string]any{"kind": "message", "messageId": "m1", "role": "user",
+		"parts": []any{map[string]any{"kind": "text", "text": "Please close ticket 4711: the toner cartridge was replaced."}}}})
+	status := task["status"].(map[string]any)
+	is.Equal(status["state"], "input-required")
+	var requestID any
+	for _, p := range status["message"].(map[string]any)["parts"].([]any) {
+		if d, ok := p.(map[string]any)["data"].(map[string]any); ok {
+			requestID = d["approvalRequest"].(map[string]any)["requestId"]
+		}
+	}
+	done2 := call(map[string]any{"message": map[string]any{"kind": "message", "messageId": "m2", "role": "user", "taskId": task["id"],
+		"parts": []any{map[string]any{"kind": "data", "data": map[string]any{"approval": map[string]any{"requestId": requestID, "approved": true}}}}}})
+	is.Equal(done2["status"].(map[string]any)["state"], "completed")
+	answer := done2["artifacts"].([]any)[0].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"]
+	is.Equal(answer, "Ticket 4711 is closed.")
+
+	// The task's context is a conversation of the native API.
+	r, _ := http.NewRequest("GET", base+"/api/conversations/"+task["contextId"].(string), nil)
+	r.Header.Set(demoTenantHeader, "demo")
+	conv, err := http.DefaultClient.Do(r)
+	is.NoErr(err)
+	conv.Body.Close()
+	is.Equal(conv.StatusCode, http.StatusOK)
+}

@@ -4,7 +4,7 @@
 //	go run ./examples/support            # offline, answering the approval requests at the terminal
 //	go run ./examples/support -yes       # approve everything without asking
 //	go run ./examples/support -plan      # plan mode only
-//	go run ./examples/support -http 127.0.0.1:8080   # serve the HTTP API and the dev UI (docs/http.md, docs/dev-ui.md)
+//	go run ./examples/support -http 127.0.0.1:8080   # serve the HTTP API, A2A and the dev UI (docs/http.md, docs/a2a.md, docs/dev-ui.md)
 //
 // Without an API key it runs offline, on a small scripted model. With OPENAI_API_KEY it uses the OpenAI API, or any
 // server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini);

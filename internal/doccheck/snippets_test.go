@@ -63,6 +63,8 @@ var known = map[string]string{
 	"openaitest":  "github.com/typeshift-go/typeshift/agent/openai/openaitest",
 	"analysis":    "github.com/typeshift-go/typeshift/analysis",
 	"agenthttp":   "github.com/typeshift-go/typeshift/agent/agenthttp",
+	"agenta2a":    "github.com/typeshift-go/typeshift/agent/agenta2a",
+	"a2a":         "github.com/a2aproject/a2a-go/a2a",
 	"devui":       "github.com/typeshift-go/typeshift/agent/agenthttp/devui",
 	"evalhttp":    "github.com/typeshift-go/typeshift/agent/eval/evalhttp",
 	"unitchecker": "golang.org/x/tools/go/analysis/unitchecker",
