@@ -26,8 +26,8 @@ type reference struct {
 	decode func(args []byte) (any, error)
 }
 
-func newReference(t testing.TB, tool *toolset.Tool, decode func(args []byte) (any, error)) reference {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.Schema))
+func newReference(t testing.TB, schema []byte, decode func(args []byte) (any, error)) reference {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,15 @@ func decodeTree(args []byte) (any, error) {
 
 // differential checks that the generated tool accepts exactly what the reference accepts, with the same result.
 func differential(t testing.TB, tool *toolset.Tool, ref reference, args []byte) {
-	got, err := tool.Call(context.Background(), &toolset.Call{ID: "c", Arguments: args})
+	differentialOf(t, func(args []byte) ([]byte, error) {
+		return tool.Call(context.Background(), &toolset.Call{ID: "c", Arguments: args})
+	}, ref, args)
+}
+
+// differentialOf checks that generated, a generated decoder followed by an encoder, accepts exactly what the
+// reference accepts, with the same result.
+func differentialOf(t testing.TB, generated func(args []byte) ([]byte, error), ref reference, args []byte) {
+	got, err := generated(args)
 	if !json.Valid(args) {
 		if err == nil {
 			t.Fatalf("generated decoder accepts invalid JSON %q", args)
@@ -215,15 +223,15 @@ func decodeKinds(args []byte) (any, error) {
 
 func TestDifferential(t *testing.T) {
 	_, m := tools(t)
-	echo := newReference(t, m["echo"], decodeEcho)
+	echo := newReference(t, m["echo"].Schema, decodeEcho)
 	for _, seed := range differentialSeeds {
 		differential(t, m["echo"], echo, []byte(seed))
 	}
-	tree := newReference(t, m["tree"], decodeTree)
+	tree := newReference(t, m["tree"].Schema, decodeTree)
 	for _, seed := range differentialTree {
 		differential(t, m["tree"], tree, []byte(seed))
 	}
-	kinds := newReference(t, m["kinds"], decodeKinds)
+	kinds := newReference(t, m["kinds"].Schema, decodeKinds)
 	for _, seed := range differentialKinds {
 		differential(t, m["kinds"], kinds, []byte(seed))
 	}
@@ -249,7 +257,7 @@ func FuzzTreeDifferential(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	_, m := tools(f)
-	ref := newReference(f, m["tree"], decodeTree)
+	ref := newReference(f, m["tree"].Schema, decodeTree)
 	f.Fuzz(func(t *testing.T, args []byte) {
 		differential(t, m["tree"], ref, args)
 	})
@@ -260,7 +268,7 @@ func FuzzKindsDifferential(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	_, m := tools(f)
-	ref := newReference(f, m["kinds"], decodeKinds)
+	ref := newReference(f, m["kinds"].Schema, decodeKinds)
 	f.Fuzz(func(t *testing.T, args []byte) {
 		differential(t, m["kinds"], ref, args)
 	})
@@ -271,7 +279,7 @@ func FuzzEchoDifferential(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	_, m := tools(f)
-	ref := newReference(f, m["echo"], decodeEcho)
+	ref := newReference(f, m["echo"].Schema, decodeEcho)
 	f.Fuzz(func(t *testing.T, args []byte) {
 		differential(t, m["echo"], ref, args)
 	})
