@@ -57,7 +57,7 @@ func DecodeAnswer[T any](ans AnswerType, data []byte) (T, error) {
 	}
 	t, ok := v.(T)
 	if !ok {
-		return zero, fmt.Errorf("agent: the answer is a %s, not a %T", ans.Name, zero)
+		return zero, fmt.Errorf("agent: the answer type is %s, not %T", ans.Name, zero)
 	}
 	return t, nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 	"github.com/typeshift-go/typeshift/internal/emit/testdata/src/shapes/geo"
 	"github.com/typeshift-go/typeshift/internal/schema/schematest"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
@@ -149,7 +151,7 @@ func TestAnswerTypes(t *testing.T) {
 	is.Equal(v.Where.Lng, 2.0)
 
 	_, err = agent.DecodeAnswer[Node](judge, []byte(verdictSeeds[1]))
-	is.True(err != nil && strings.Contains(err.Error(), "not a shapes.Node")) // the wrong T is an error, not a panic
+	is.True(err != nil && strings.Contains(err.Error(), "not shapes.Node")) // the wrong T is an error, not a panic
 
 	for answer, message := range map[string]string{
 		verdictSeeds[3]:  `"decision" must be one of accept, reject, escalate`,
@@ -161,5 +163,46 @@ func TestAnswerTypes(t *testing.T) {
 		var te *tooljson.Error
 		is.True(errors.As(err, &te))
 		is.True(strings.Contains(te.Message, message)) // the message tells the model what to fix
+	}
+}
+
+// TestAnswerProfiles adapts each answer schema to each provider's profile, as a run's native structured output
+// will, and checks that answers a model writes against the adapted schema, once restored, are read by the
+// generated answer decoder exactly as the reference reads them.
+func TestAnswerProfiles(t *testing.T) {
+	strict := 0
+	for _, c := range answerCases() {
+		ref := newReference(t, c.answer.Schema, c.decode)
+		for _, p := range []*schemaprofile.Profile{schemaprofile.Gemini, schemaprofile.OpenAIStrict, schemaprofile.Anthropic} {
+			t.Run(p.Name+"/"+c.name, func(t *testing.T) {
+				adapted, err := p.Adapt(c.answer.Name, c.answer.Schema)
+				if p == schemaprofile.OpenAIStrict && err != nil {
+					var pe *schemaprofile.Error
+					if !errors.As(err, &pe) {
+						t.Fatalf("not a *schemaprofile.Error: %v", err)
+					}
+					return // strict mode cannot describe this shape; the run will choose another mode
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p == schemaprofile.OpenAIStrict {
+					strict++
+				}
+				for seed := range int64(40) {
+					args, err := chattest.GenerateArguments(adapted.Schema, seed)
+					if err != nil && strings.Contains(err.Error(), "nests too deeply") {
+						continue
+					}
+					if err != nil {
+						t.Fatalf("no answer for the adapted schema: %v", err)
+					}
+					differentialOf(t, answerSide(c.answer), ref, adapted.Restore(args))
+				}
+			})
+		}
+	}
+	if strict < 3 {
+		t.Errorf("strict mode describes %d answer types", strict)
 	}
 }
