@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 // Returns declares that the agent answers with a value of type T, a named struct type such as Verdict, rather
@@ -65,3 +67,28 @@ func DecodeAnswer[T any](ans AnswerType, data []byte) (T, error) {
 // answerTypes returns the type names the agent's [Returns] calls recorded, as %T spells them
 // ("support.Verdict"), in the order Declare made them.
 func (a *Agent) answerTypes() []string { return a.answers }
+
+// answerOf returns the answer type that d's generated code describes, and false for an agent that answers with
+// text. d's Declare must have run. It is the check the run makes before it asks for an answer: when Declare and
+// the generated code disagree (Returns called but no [AnswerType] generated, or one generated for a Declare
+// that no longer calls Returns) it fails with an error wrapping [toolset.ErrStale]. A changed type argument is
+// not seen here; [DecodeAnswer] refuses the value then, and go vet reports the file (TSH010).
+func answerOf(d Declarer) (AnswerType, bool, error) {
+	recorded := d.base().answerTypes()
+	gen, generated := d.(Answered)
+	switch {
+	case len(recorded) > 1:
+		return AnswerType{}, false, fmt.Errorf("agent %T declares %d answer types with Returns; an agent has one", d, len(recorded))
+	case len(recorded) == 1 && !generated:
+		return AnswerType{}, false, fmt.Errorf("agent %T returns %s but its generated code does not describe it: %w", d, recorded[0], toolset.ErrStale)
+	case len(recorded) == 0 && generated:
+		return AnswerType{}, false, fmt.Errorf("agent %T has generated code for an answer type its Declare no longer returns: %w", d, toolset.ErrStale)
+	case !generated:
+		return AnswerType{}, false, nil
+	}
+	ans := gen.TypeshiftAnswerType()
+	if ans.Decode == nil || len(ans.Schema) == 0 {
+		return AnswerType{}, false, fmt.Errorf("agent %T describes its answer type %s without a schema or a decoder", d, ans.Name)
+	}
+	return ans, true, nil
+}

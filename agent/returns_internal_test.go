@@ -6,6 +6,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/typeshift-go/typeshift/toolset"
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
@@ -47,4 +48,51 @@ func TestDecodeAnswer(t *testing.T) {
 
 	_, err = DecodeAnswer[answerVerdict](AnswerType{Name: "x"}, []byte("close"))
 	is.True(err != nil)
+}
+
+type generatedAnswer struct{ answering }
+
+func (a *generatedAnswer) TypeshiftAnswerType() AnswerType {
+	return AnswerType{Name: "answerVerdict", Schema: []byte(`{"type":"object"}`), Decode: func([]byte) (any, error) { return answerVerdict{}, nil }}
+}
+
+type textOnly struct{ Agent }
+
+func (a *textOnly) Declare() {}
+
+type staleAnswer struct{ textOnly }
+
+func (a *staleAnswer) TypeshiftAnswerType() AnswerType { return AnswerType{Name: "old"} }
+
+type twice struct{ Agent }
+
+func (a *twice) Declare() {
+	Returns[answerVerdict](a)
+	Returns[answerVerdict](a)
+}
+
+// TestAnswerOf checks the run's check of an agent's answer type against its generated code.
+func TestAnswerOf(t *testing.T) {
+	is := is.New(t)
+	for _, tc := range []struct {
+		d     Declarer
+		ok    bool
+		stale bool
+		fails bool
+	}{
+		{d: &generatedAnswer{}, ok: true},
+		{d: &textOnly{}},
+		{d: &answering{}, stale: true, fails: true},   // Returns without generated code
+		{d: &staleAnswer{}, stale: true, fails: true}, // generated code without Returns
+		{d: &twice{}, fails: true},
+	} {
+		tc.d.Declare()
+		ans, ok, err := answerOf(tc.d)
+		is.Equal(ok, tc.ok)
+		is.Equal(err != nil, tc.fails)
+		is.Equal(errors.Is(err, toolset.ErrStale), tc.stale)
+		if ok {
+			is.Equal(ans.Name, "answerVerdict")
+		}
+	}
 }
