@@ -356,29 +356,7 @@ func (p *parser) agentMethod(call *ast.CallExpr) string {
 }
 
 // useFunc returns the identifier naming agent.Use in a call's function, or nil.
-func (p *parser) useFunc(call *ast.CallExpr) *ast.Ident {
-	fun := ast.Unparen(call.Fun)
-	switch x := fun.(type) {
-	case *ast.IndexExpr:
-		fun = x.X
-	case *ast.IndexListExpr:
-		fun = x.X
-	}
-	var id *ast.Ident
-	switch x := fun.(type) {
-	case *ast.SelectorExpr:
-		id = x.Sel
-	case *ast.Ident:
-		id = x
-	default:
-		return nil
-	}
-	fn, ok := p.info.Uses[id].(*types.Func)
-	if !ok || fn.Name() != "Use" || fn.Pkg() == nil || fn.Pkg().Path() != AgentPath {
-		return nil
-	}
-	return id
-}
+func (p *parser) useFunc(call *ast.CallExpr) *ast.Ident { return p.agentFunc(call, "Use") }
 
 // isUse reports whether call calls agent.Use.
 func (p *parser) isUse(call *ast.CallExpr) bool { return p.useFunc(call) != nil }
