@@ -33,6 +33,7 @@ type Agent struct {
 	runOpts      runDefaults
 	configurable []string
 	uses         []*ToolsetUse
+	answers      []string // the type names Returns recorded (returns.go)
 	declared     bool
 
 	// tools are the chains of the agent's own tools; own, ownErr what generated code built from them, once.

@@ -57,7 +57,8 @@
 //
 // These names exist for the code the typeshift generator writes, and are not for programs to call: [Declared] and
 // the [Declaration] (with its [UseDeclaration]s) it returns, what the generator read from an agent's Declare
-// method; [OwnTools], the agent's own tools; and [Agent.DeclaredTools], which builds them. A test may implement
+// method; [OwnTools], the agent's own tools; [Agent.DeclaredTools], which builds them; and [Answered], whose
+// [AnswerType] describes the answer type an agent declares with [Returns] (see docs/typed-answers.md). A test may implement
 // Declared by hand for an agent written without the generator. The package the generated decoders and encoders
 // use is [github.com/typeshift-go/typeshift/toolset/tooljson]; the names of package toolset for generated code are
 // listed in its own such section.

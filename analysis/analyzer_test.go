@@ -45,6 +45,7 @@ var diagnosticPackages = []string{
 	"example.com/agents/tsh024",
 	"example.com/agents/chains",
 	"example.com/agents/stalepick",
+	"example.com/agents/answers",
 }
 
 // TestDiagnostics runs every diagnostic package, the cross-package duplicates (app imports base directly, deep
@@ -67,7 +68,7 @@ func TestDocListsEveryCode(t *testing.T) {
 	is := is.New(t)
 	for _, code := range []string{
 		"TSH003", "TSH004", "TSH007", "TSH008", "TSH009", "TSH010", "TSH014", "TSH015", "TSH017",
-		"TSH018", "TSH019", "TSH020", "TSH021", "TSH022", "TSH023", "TSH024",
+		"TSH018", "TSH019", "TSH020", "TSH021", "TSH022", "TSH023", "TSH024", "TSH026", "TSH027",
 	} {
 		is.True(strings.Contains(analysis.Analyzer.Doc, code+":") || strings.Contains(analysis.Analyzer.Doc, code+" ("))
 	}

@@ -38,8 +38,8 @@
 // go generate and git diff. The check waits until the package has no other errors (the generator writes nothing
 // until then), and -generated=false turns it off.
 //
-// TSH014: an AddTool chain, or an agent's agent.Use chain, is not a statement directly in Declare: it sits in a
-// loop, a condition, a variable, a helper or a closure, where the generator cannot read it.
+// TSH014: an AddTool chain, or an agent's agent.Use chain or agent.Returns call, is not a statement directly in
+// Declare: it sits in a loop, a condition, a variable, a helper or a closure, where the generator cannot read it.
 //
 // TSH015: a tool's chain is split over several statements, or its builder is kept in a variable.
 //
@@ -70,6 +70,13 @@
 // TSH024: an agent's Include or Exclude picks a method that is not a tool of the toolset, or something other than
 // a method expression of it. A toolset of another package is known by the tools its source declares, from the
 // facts of the imported packages, so a pick that its out-of-date generated code still allows is caught too.
+//
+// TSH026: agent.Returns names a type that cannot be an agent's answer: not a named struct type, or a pointer
+// to one (the suggested fix drops the pointer). The answer struct's fields are checked as a tool input's are, with
+// the same codes (TSH004, TSH020, TSH021, TSH025) at the field.
+//
+// TSH027: an agent calls agent.Returns twice; an agent has one answer type. The suggested fix removes the second
+// call.
 //
 // TSH030: the generated file would declare an identifier twice: a method added as a tool twice (a method is one
 // tool, under one name), two tools whose

@@ -39,6 +39,9 @@ func File(pkg *model.Package) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if err := g.answers(pkg.Agents); err != nil {
+		return nil, err
+	}
 	if err := g.drain(); err != nil {
 		return nil, err
 	}

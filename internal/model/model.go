@@ -198,6 +198,9 @@ type Agent struct {
 	Uses []*ToolsetUse
 	// Tools are the agent's own tools, in the order of its AddTool chains in Declare.
 	Tools []*Tool
+	// Answer is the type agent.Returns names, a Kind Named reference to Package.Types, or nil for an agent that
+	// answers with text.
+	Answer *Type `json:",omitempty"`
 }
 
 // ToolsetUse is one agent.Use chain.

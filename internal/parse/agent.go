@@ -66,6 +66,10 @@ func (p *parser) readAgents() {
 					p.report(call, "TSH014", Error,
 						"AddTool must be called directly in the agent's Declare method, not in "+fd.Name.Name+": the generator reads only Declare")
 				}
+				if p.isReturns(call) {
+					p.report(call, "TSH014", Error,
+						"agent.Returns must be called directly in the agent's Declare method, not in "+fd.Name.Name+": the generator reads only Declare")
+				}
 				return true
 			})
 		}
@@ -127,6 +131,7 @@ func (p *parser) readAgentDeclare(a *model.Agent, named *types.Named, fd *ast.Fu
 	offered := map[string]string{}
 	handled := map[*ast.CallExpr]bool{}
 	configurable := map[string]bool{}
+	var returns *ast.CallExpr // the first agent.Returns
 	for _, stmt := range fd.Body.List {
 		es, isExpr := stmt.(*ast.ExprStmt)
 		if !isExpr {
@@ -141,6 +146,11 @@ func (p *parser) readAgentDeclare(a *model.Agent, named *types.Named, fd *ast.Fu
 			handled[l.call] = true
 		}
 		switch {
+		case p.isReturns(root) && len(links) == 0:
+			ok = p.readReturns(a, root, stmt, returns) && ok
+			if returns == nil {
+				returns = root
+			}
 		case p.isUse(root):
 			u, good := p.readUse(root, links)
 			ok = ok && good
@@ -201,6 +211,10 @@ func (p *parser) readAgentDeclare(a *model.Agent, named *types.Named, fd *ast.Fu
 		case p.isUse(call):
 			p.report(call, "TSH014", Error,
 				"call agent.Use directly in Declare, one statement per use, not in a loop, condition, variable or function literal: the generator reads the chains without running them")
+			ok = false
+		case p.isReturns(call):
+			p.report(call, "TSH014", Error,
+				"call agent.Returns directly in Declare, as a statement of its own, not in a loop, condition, variable or function literal: the generator reads Declare without running it")
 			ok = false
 		case p.isLink(call, "OptionBuilder", "Configurable"), p.isLink(call, "ToolsetUse", "Include"), p.isLink(call, "ToolsetUse", "Exclude"):
 			p.report(call, "TSH014", Error,
@@ -297,7 +311,7 @@ func (p *parser) unwindAgentChain(e ast.Expr) (*ast.CallExpr, []agentLink) {
 		if !isCall {
 			return nil, nil
 		}
-		if p.isUse(call) || p.agentMethod(call) != "" {
+		if p.isUse(call) || p.isReturns(call) || p.agentMethod(call) != "" {
 			slices.Reverse(links)
 			return call, links
 		}
@@ -342,29 +356,7 @@ func (p *parser) agentMethod(call *ast.CallExpr) string {
 }
 
 // useFunc returns the identifier naming agent.Use in a call's function, or nil.
-func (p *parser) useFunc(call *ast.CallExpr) *ast.Ident {
-	fun := ast.Unparen(call.Fun)
-	switch x := fun.(type) {
-	case *ast.IndexExpr:
-		fun = x.X
-	case *ast.IndexListExpr:
-		fun = x.X
-	}
-	var id *ast.Ident
-	switch x := fun.(type) {
-	case *ast.SelectorExpr:
-		id = x.Sel
-	case *ast.Ident:
-		id = x
-	default:
-		return nil
-	}
-	fn, ok := p.info.Uses[id].(*types.Func)
-	if !ok || fn.Name() != "Use" || fn.Pkg() == nil || fn.Pkg().Path() != AgentPath {
-		return nil
-	}
-	return id
-}
+func (p *parser) useFunc(call *ast.CallExpr) *ast.Ident { return p.agentFunc(call, "Use") }
 
 // isUse reports whether call calls agent.Use.
 func (p *parser) isUse(call *ast.CallExpr) bool { return p.useFunc(call) != nil }

@@ -374,6 +374,9 @@ func (p *parser) methodHere(typeName string, id *ast.Ident) {
 	for _, a := range p.out.Agents {
 		if a.TypeName == typeName {
 			generated = append(generated, "TypeshiftDeclaration", "TypeshiftTools")
+			if a.Answer != nil {
+				generated = append(generated, "TypeshiftAnswerType")
+			}
 		}
 		if a.TypeName+"Settings" == typeName {
 			generated = append(generated, "MarshalJSON", "UnmarshalJSON", "Document")

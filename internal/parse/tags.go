@@ -96,8 +96,14 @@ func (p *parser) schemaTag(tag string, t *model.Type) (c model.Constraints, desc
 				}
 			}
 		case "minItems", "maxItems":
-			if list.Kind != model.Slice && list.Kind != model.Array {
-				err = fmt.Errorf("%s applies to slices and arrays, not %s", key, list.GoType)
+			if list.Kind == model.Array {
+				// The decoder reads an array's items exactly as many as its length; bounds of another
+				// count would make the schema promise what the decoder refuses.
+				err = fmt.Errorf("%s applies to slices, not to the array %s, which always has %d items", key, list.GoType, list.Len)
+				break
+			}
+			if list.Kind != model.Slice {
+				err = fmt.Errorf("%s applies to slices, not %s", key, list.GoType)
 				break
 			}
 			var n int

@@ -53,7 +53,7 @@ func TestProfilesAcceptEveryShape(t *testing.T) {
 				is.NoErr(err)
 				var ref *reference
 				if d := decoders[name]; d != nil {
-					r := newReference(t, tool, d)
+					r := newReference(t, tool.Schema, d)
 					ref = &r
 				}
 				accepted := 0
