@@ -11,6 +11,7 @@ import (
 	"go/format"
 	"go/scanner"
 	"go/token"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -78,12 +79,22 @@ func (g *gen) staleCheck() {
 		params, args = append(params, "func(*"+a.TypeName+")"), append(args, "(*"+a.TypeName+").Declare")
 		tools(a.TypeName, a.Tools)
 	}
+	// The structs the file decodes and encodes, by their fields and tags then: a zero value of each is passed
+	// where an unnamed struct of that layout is wanted, which compiles only while the two are identical.
+	for _, key := range slices.Sorted(maps.Keys(g.pkg.Types)) {
+		t := g.pkg.Types[key]
+		if len(t.Layout) == 0 {
+			continue
+		}
+		params, args = append(params, "struct {\n"+strings.Join(t.Layout, "\n")+"\n}"), append(args, t.GoType+"{}")
+	}
 	if len(params) == 0 {
 		return
 	}
 	g.p("")
-	g.p("// The declarations this file was generated from, with their signatures then. If the compiler stops here,")
-	g.p("// the file is out of date: run typeshift generate (go tool typeshift generate ./..., or go generate ./...).")
+	g.p("// The declarations this file was generated from, with their signatures then, and the structs it reads and")
+	g.p("// writes, with their fields then. If the compiler stops here, the file is out of date: run typeshift generate")
+	g.p("// (go tool typeshift generate ./..., or go generate ./... where a //go:generate line runs it).")
 	g.p("var _ = %s(", StaleCheck)
 	for _, a := range args {
 		g.p("%s,", a)
