@@ -53,6 +53,10 @@ func File(pkg *model.Package) ([]byte, error) {
 	return tidy(pkg.Name, fp, g.imports(), g.body.Bytes())
 }
 
+// Regenerate is the advice of every message about a generated file that is missing or out of date: a command
+// that works in any module, with or without a //go:generate line.
+const Regenerate = "run go tool typeshift generate ./... at the module's root (go run github.com/typeshift-go/typeshift/cmd/typeshift generate ./... where go.mod has no tool directive for it)"
+
 // StaleCheck is the function at the top of every generated file that takes the methods the file calls, with
 // the signatures it was generated for. When the source has changed since, the compiler's first error in the
 // file is its call, and the error names the function: its name is the fix.
