@@ -108,8 +108,11 @@ for p in "${pages[@]}"; do
 		# What docs/serving.md says each step shows.
 		grep -q 'DEVELOPMENT AUTHENTICATION' "$work/out" || fail "serving: the server did not warn of its development authentication"
 		grep -q '"name":"Desk"' "$work/out" || fail "serving: the agent list lacks Desk"
-		grep -q '"pending":\[{"id":"approval_' "$work/out" || fail "serving: the first run did not wait for delete_note's approval"
-		grep -q '"text":"Noted\.","messages"' "$work/out" || fail "serving: the approved run did not answer Noted."
+		grep -q '"text":"Noted\.","messages"' "$work/out" || fail "serving: the first run did not answer Noted."
+		grep -q '"pending":\[{"id":"approval_[^"]*","call_id":"[^"]*","tool":"delete_note","tool_id":"[^"]*","arguments":{"id":1}}\]' "$work/out" ||
+			fail "serving: the second run did not wait for the approval of delete_note of note 1"
+		grep -q '"text":"Deleted\.","messages"' "$work/out" || fail "serving: the approved run did not answer Deleted."
+		grep -q 'takes the tenant from the X-Tenant request header' "$work/out" || fail "serving: the 401 did not name the header"
 		grep -q '^event: end$' "$work/out" || fail "serving: the streamed run did not end with an end event"
 		grep -q '<title>Typeshift dev UI</title>' "$work/out" || fail "serving: the dev UI did not answer"
 		grep -q '"type":"RUN_FINISHED"' "$work/out" || fail "serving: the AG-UI run did not finish"
