@@ -108,8 +108,11 @@ for p in "${pages[@]}"; do
 		# What docs/serving.md says each step shows.
 		grep -q 'DEVELOPMENT AUTHENTICATION' "$work/out" || fail "serving: the server did not warn of its development authentication"
 		grep -q '"name":"Desk"' "$work/out" || fail "serving: the agent list lacks Desk"
-		grep -q '"pending":\[{"id":"approval_' "$work/out" || fail "serving: the first run did not wait for delete_note's approval"
-		grep -q '"text":"Noted\.","messages"' "$work/out" || fail "serving: the approved run did not answer Noted."
+		grep -q '"text":"Noted\.","messages"' "$work/out" || fail "serving: the first run did not answer Noted."
+		grep -q '"pending":\[{"id":"approval_[^"]*","call_id":"[^"]*","tool":"delete_note","tool_id":"[^"]*","arguments":{"id":1}}\]' "$work/out" ||
+			fail "serving: the second run did not wait for the approval of delete_note of note 1"
+		grep -q '"text":"Deleted\.","messages"' "$work/out" || fail "serving: the approved run did not answer Deleted."
+		grep -q 'takes the tenant from the X-Tenant request header' "$work/out" || fail "serving: the 401 did not name the header"
 		grep -q '^event: end$' "$work/out" || fail "serving: the streamed run did not end with an end event"
 		grep -q '<title>Typeshift dev UI</title>' "$work/out" || fail "serving: the dev UI did not answer"
 		grep -q '"type":"RUN_FINISHED"' "$work/out" || fail "serving: the AG-UI run did not finish"
@@ -119,4 +122,41 @@ for p in "${pages[@]}"; do
 		;;
 	esac
 done
+# What a user meets who changes a toolset and forgets to regenerate, in the module the pages made.
+# 1. A field added to a tool's input: the build fails in the generated file, and the error names the fix.
+echo "+ a field added to notes.AddInput without regenerating"
+sed -i 's|^\tText string `json:"text" jsonschema:"minLength=1,maxLength=500"`$|&\n\t// Tags label the note.\n\tTags []string `json:"tags,omitempty"`|' notes/notes.go
+grep -q 'Tags \[\]string' notes/notes.go || fail "stale: the field was not added to notes/notes.go"
+if go build ./... > "$work/stale.out" 2>&1; then fail "stale: a toolset whose input struct changed builds without regenerating"; fi
+cat "$work/stale.out"
+grep -q '^notes/typeshift_gen.go:.*cannot use AddInput{}.*in argument to typeshift_gen_go_is_out_of_date_run_typeshift_generate' "$work/stale.out" ||
+	fail "stale: the build did not fail in the generated file with the fix in the error"
+vettool="$(go tool -n typeshift-vet)"
+if go vet -vettool="$vettool" -fix ./... > "$work/stale.out" 2>&1; then fail "stale: go vet -fix passed a package that does not compile"; fi
+grep -q 'typeshift_gen_go_is_out_of_date_run_typeshift_generate' "$work/stale.out" || fail "stale: go vet -fix did not say why it failed"
+echo "getting-started: go vet -fix fails on the stale file with the compiler's error"
+go tool typeshift generate ./...
+go build ./... || fail "stale: the build failed after regenerating"
+
+# 2. A stale file that still compiles (a tool's description changed): vet reports it with a command that works
+# without a //go:generate line, generate -check says the same, and -fix brings it up to date, through go vet and on
+# its own.
+for fix in "go vet -vettool=$vettool -fix ./..." "$vettool -fix ./..."; do
+	echo "+ a description changed; then $fix"
+	sed -i 's|^// AddNote keeps a new note and returns it with its number\.$|// AddNote keeps a new note, and returns it with its number.|; t; s|^// AddNote keeps a new note, and returns it with its number\.$|// AddNote keeps a new note and returns it with its number.|' notes/notes.go
+	go build ./... || fail "stale: the description's change does not build"
+	if go vet -vettool="$vettool" ./... > "$work/stale.out" 2>&1; then fail "stale: go vet passed a stale generated file"; fi
+	cat "$work/stale.out"
+	grep -q 'TSH010: typeshift_gen.go is out of date: run go tool typeshift generate ./... at the module' "$work/stale.out" ||
+		fail "stale: TSH010 did not name a command that works without a //go:generate line"
+	if go tool typeshift generate -check ./... > "$work/stale.out" 2>&1; then fail "stale: generate -check passed a stale file"; fi
+	grep -q 'is out of date: run go tool typeshift generate ./...' "$work/stale.out" || fail "stale: generate -check did not name the command"
+	$fix > "$work/stale.out" 2>&1 || { cat "$work/stale.out"; fail "stale: $fix failed"; }
+	cat "$work/stale.out"
+	grep -q 'regenerated' "$work/stale.out" || fail "stale: $fix did not say it regenerated the file"
+	go tool typeshift generate -check ./... || fail "stale: $fix left the generated file stale"
+	go vet -vettool="$vettool" ./... || fail "stale: go vet fails after $fix"
+	echo "getting-started: $fix regenerated the stale file"
+done
+
 echo "getting-started: the pages' steps work: ${pages[*]##*/}"

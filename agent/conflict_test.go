@@ -96,9 +96,7 @@ func TestToolNameConflicts(t *testing.T) {
 			is := is.New(t)
 			m := script(say("unreachable"))
 			tt.cfg.Client = m
-			h, err := agent.NewHost(tt.agent, tt.cfg)
-			is.NoErr(err)
-			_, err = h.Run(context.Background(), agent.Text("x"))
+			_, err := agent.NewHost(tt.agent, tt.cfg) // every source here offers the same tools in every run
 			var ce *toolset.ConflictError
 			is.True(errors.As(err, &ce)) // the composition's typed error
 			is.Equal(ce.Conflicts, tt.want)
@@ -156,10 +154,8 @@ func TestPicksAndConflicts(t *testing.T) {
 	is.Equal(m.Requests()[0].ToolNames(), []string{"search_tickets", "get_ticket", "close_ticket"})
 	is.True(m.Requests()[0].Options.Tools[2] == own)
 
-	// A picked tool that does conflict is reported under the use's filter.
-	h, err = agent.NewHost(&picky{}, agent.Config{Client: script(), Toolsets: []toolset.Source{newTickets()}, Tools: []toolset.Source{echo("get_ticket")}})
-	is.NoErr(err)
-	_, err = h.Run(context.Background(), agent.Text("x"))
+	// A picked tool that does conflict is reported under the use's filter, by NewHost.
+	_, err = agent.NewHost(&picky{}, agent.Config{Client: script(), Toolsets: []toolset.Source{newTickets()}, Tools: []toolset.Source{echo("get_ticket")}})
 	var ce *toolset.ConflictError
 	is.True(errors.As(err, &ce))
 	is.Equal(ce.Conflicts, []toolset.Conflict{{Name: "get_ticket", Sources: []string{"tools[0] Filtered(agent_test.tickets)", `tools[1] tool "get_ticket"`}}})

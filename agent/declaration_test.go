@@ -129,7 +129,7 @@ func TestDeclarationName(t *testing.T) {
 
 func TestDuplicateToolNames(t *testing.T) {
 	is := is.New(t)
-	_, err := host(script(), agent.Config{}, echo("a"), echo("a")).Run(context.Background(), agent.Text("x"))
+	_, err := agent.NewHost(&plain{}, agent.Config{Client: script(), Tools: []toolset.Source{toolset.List{echo("a"), echo("a")}}})
 	var ce *toolset.ConflictError
 	is.True(errors.As(err, &ce)) // the composition's error, see conflict_test.go
 	is.Equal(ce.Conflicts[0].Name, "a")

@@ -146,6 +146,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConfig(a, ag, cfg); err != nil {
+		return nil, err
+	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
 	if d, ok := a.(Declared); ok {
 		h.decl = d.TypeshiftDeclaration()

@@ -28,6 +28,8 @@ type config struct {
 	fieldDocs bool
 	// skip lists codes not to report, comma-separated.
 	skip string
+	// fixing, when not reportOnly, overrides what the driver's -fix and -diff flags say (see applyingFixes).
+	fixing fixMode
 }
 
 // flags is the configuration of Analyzer, set by its flags.
@@ -91,7 +93,11 @@ func run(pass *analysis.Pass, cfg *config) (any, error) {
 		checkFieldDocs(r, loc, pkg)
 	}
 	if cfg.generated && !r.hadErrors {
-		checkGeneratedFile(pass, r, loc, pkg)
+		fixing := cfg.fixing
+		if fixing == reportOnly {
+			fixing = applyingFixes()
+		}
+		checkGeneratedFile(pass, r, loc, pkg, fixing)
 	}
 	return nil, nil
 }

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/ast"
+	"os"
 	"path/filepath"
 
 	"golang.org/x/tools/go/analysis"
@@ -25,8 +27,13 @@ const GeneratedFile = emit.FileName
 // generated, for the suggested fix that replaces its content; a missing file has no fix, since a fix cannot
 // create a file.
 //
+// Drivers never apply a fix to a generated file, and under -fix print no diagnostics and exit 0: a stale file
+// would be left as it is without a word. So under -fix (see applyingFixes) the check writes, or deletes, the
+// file itself, as typeshift generate would, and says so on standard error; under -fix -diff it writes nothing
+// and says what is out of date.
+//
 // The caller runs it only when the parser reported no errors: the generator writes nothing until they are fixed.
-func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package) {
+func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *model.Package, fixing fixMode) {
 	var gen *ast.File
 	var genName string
 	for _, f := range pass.Files {
@@ -71,14 +78,23 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 		got, recorded = emit.ReadFingerprint(normalizeNewlines(headLines(src)))
 	}
 	if !wants {
-		stale(GeneratedFile+" is left over, as the package declares no toolsets and no agents: run go generate or delete the file", nil)
+		if fixing.apply(genName, nil) {
+			return
+		}
+		stale(GeneratedFile+" is left over, as the package declares no toolsets and no agents: delete the file, or "+emit.Regenerate, nil)
 		return
 	}
 	if gen == nil {
+		if fixing != reportOnly && len(pass.Files) > 0 {
+			dir := filepath.Dir(pass.Fset.File(pass.Files[0].FileStart).Name())
+			if src, err := emit.File(pkg); err == nil && fixing.apply(filepath.Join(dir, GeneratedFile), src) {
+				return
+			}
+		}
 		pos, end := loc.typeName(firstTypeName(pkg))
 		r.report(parse.Diagnostic{
 			Pos: pos, End: end, Code: codeStale, Severity: parse.Error,
-			Message: GeneratedFile + " is missing: run go generate, with a //go:generate line that runs typeshift generate",
+			Message: GeneratedFile + " is missing: " + emit.Regenerate,
 		})
 		return
 	}
@@ -96,7 +112,79 @@ func checkGeneratedFile(pass *analysis.Pass, r *reporter, loc *locator, pkg *mod
 		cannot(err)
 		return
 	}
-	stale(GeneratedFile+" is out of date: run go generate", fix)
+	if fixing.apply(genName, fix) {
+		return
+	}
+	stale(GeneratedFile+" is out of date: "+emit.Regenerate, fix)
+}
+
+// fixMode says what the check does with a generated file it finds stale.
+type fixMode int
+
+const (
+	// reportOnly reports the file, with the fix a driver would not apply.
+	reportOnly fixMode = iota
+	// fixFiles writes the file (or deletes a left-over one) and says so on standard error.
+	fixFiles
+	// fixDiff writes nothing and says on standard error which file is stale, as -fix -diff prints and does not
+	// apply.
+	fixDiff
+)
+
+// applyingFixes returns the mode the driver's flags ask for: go vet -fix and typeshift-vet -fix register -fix
+// (and -diff) on the command line, where the analyzer reads them.
+func applyingFixes() fixMode {
+	on := func(name string) bool {
+		f := flag.Lookup(name)
+		return f != nil && f.Value.String() == "true"
+	}
+	switch {
+	case !on("fix"):
+		return reportOnly
+	case on("diff"):
+		return fixDiff
+	}
+	return fixFiles
+}
+
+// apply writes src to the file at path (or deletes the file when src is nil) under fixFiles, and reports
+// whether the stale file is dealt with, so that no diagnostic is needed. Under fixDiff it prints what it would do.
+// A file it cannot write is reported on standard error and left for the diagnostic, which the driver does not
+// print under -fix; the message is the only word of it.
+func (m fixMode) apply(path string, src []byte) bool {
+	rel := path
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, path); err == nil {
+			rel = r
+		}
+	}
+	switch m {
+	case fixDiff:
+		if src == nil {
+			fmt.Fprintf(os.Stderr, "typeshift: -fix would delete %s, left over in a package without toolsets or agents\n", rel)
+		} else {
+			fmt.Fprintf(os.Stderr, "typeshift: -fix would regenerate %s, which is out of date or missing (-diff shows no generated code)\n", rel)
+		}
+		return true
+	case fixFiles:
+		var err error
+		if src == nil {
+			err = os.Remove(path)
+		} else {
+			err = os.WriteFile(path, src, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "typeshift: -fix cannot bring %s up to date: %v; %s\n", rel, err, emit.Regenerate)
+			return false
+		}
+		if src == nil {
+			fmt.Fprintf(os.Stderr, "typeshift: deleted %s, left over in a package without toolsets or agents\n", rel)
+		} else {
+			fmt.Fprintf(os.Stderr, "typeshift: regenerated %s\n", rel)
+		}
+		return true
+	}
+	return false
 }
 
 // headLines returns the first two lines of src, where the header and the fingerprint are, so that only they are

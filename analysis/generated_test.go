@@ -86,7 +86,7 @@ func TestGeneratedFileFingerprint(t *testing.T) {
 	if !ok {
 		t.Fatal("the generated file has no fingerprint")
 	}
-	want := "package clean // want `TSH010: typeshift_gen.go is out of date: run go generate`\n"
+	want := "package clean // want `TSH010: typeshift_gen.go is out of date: run go tool typeshift generate \\./\\.\\.\\. at the module's root \\(go run github\\.com/typeshift-go/typeshift/cmd/typeshift generate`\n"
 	tests := []struct {
 		name, src string
 		stale     bool

@@ -223,6 +223,11 @@ type BudgetExceededError struct {
 	Limit, Used, Asked int64
 	// Unpriced says the call was refused under a cost limit because its model's price is not known.
 	Unpriced bool
+	// OutputCap and InputEstimate are, in tokens, what a meter reserved the call for: its output cap and its
+	// estimate of its input; Asked counts both. Zero when the refusal did not come through a meter. DefaultCap
+	// says the cap is the meter's default, the call having set none.
+	OutputCap, InputEstimate int64
+	DefaultCap               bool
 	// ResetAt is when the window starts over (day and month); zero for a conversation or a run, whose limit
 	// holds for good, and for live runs, which end at no known time.
 	ResetAt time.Time
@@ -234,19 +239,42 @@ func (e *BudgetExceededError) Error() string {
 	switch {
 	case e.Window == WindowLiveRuns:
 		s = fmt.Sprintf("budget: tenant %q has %d live runs, its limit", e.SettingsID, e.Used)
+	case e.Limit == 0 && e.Measure == "cost":
+		return fmt.Sprintf("budget: tenant %q's %s cost limit is 0, so no model call may run: raise the limit, or leave its cost out for no cost limit",
+			e.SettingsID, e.Window)
+	case e.Limit == 0:
+		return fmt.Sprintf("budget: tenant %q's %s limit is 0 %s, so no model call may run: raise the limit, or leave its %s out for no such limit",
+			e.SettingsID, e.Window, e.Measure, e.Measure)
 	case e.Unpriced:
-		s = fmt.Sprintf("budget: the model's price is not known, and tenant %q has a %s cost limit", e.SettingsID, e.Window)
+		s = fmt.Sprintf("budget: the model's price is not known, and tenant %q has a %s cost limit: add the model's price to the meter's prices (budget.Prices), or leave the cost out of the limit",
+			e.SettingsID, e.Window)
 	case e.Measure == "cost":
-		s = fmt.Sprintf("budget: tenant %q's %s cost limit of %.6g would be passed: %.6g spent or reserved, the call may cost %.6g",
-			e.SettingsID, e.Window, float64(e.Limit)/1e9, float64(e.Used)/1e9, float64(e.Asked)/1e9)
+		s = fmt.Sprintf("budget: tenant %q's %s cost limit of %.6g would be passed: %.6g spent or reserved, the call may cost %.6g%s",
+			e.SettingsID, e.Window, float64(e.Limit)/1e9, float64(e.Used)/1e9, float64(e.Asked)/1e9, e.reserved())
 	default:
-		s = fmt.Sprintf("budget: tenant %q's %s limit of %d %s would be passed: %d spent or reserved, the call may use %d",
-			e.SettingsID, e.Window, e.Limit, e.Measure, e.Used, e.Asked)
+		s = fmt.Sprintf("budget: tenant %q's %s limit of %d %s would be passed: %d spent or reserved, the call may use %d%s",
+			e.SettingsID, e.Window, e.Limit, e.Measure, e.Used, e.Asked, e.reserved())
 	}
 	if !e.ResetAt.IsZero() {
 		s += "; it resets at " + e.ResetAt.UTC().Format(time.RFC3339)
 	}
 	return s
+}
+
+// reserved says what the call was reserved for and what lowers it, when a meter said.
+func (e *BudgetExceededError) reserved() string {
+	if e.OutputCap <= 0 {
+		return ""
+	}
+	what := fmt.Sprintf("its output cap of %d tokens", e.OutputCap)
+	if e.DefaultCap {
+		what = fmt.Sprintf("the default output cap of %d tokens, as the call sets none,", e.OutputCap)
+	}
+	fix := "lower the cap with WithMaxTokens in the agent's Declare (or max_tokens in its settings)"
+	if e.DefaultCap {
+		fix = "set a lower cap with WithMaxTokens in the agent's Declare (or budget.Options.MaxOutput, the default)"
+	}
+	return fmt.Sprintf(" (%s plus an estimated %d input tokens): %s, or raise the limit", what, e.InputEstimate, fix)
 }
 
 // Unwrap returns ErrBudgetExceeded, or ErrTooManyRuns for the live runs.

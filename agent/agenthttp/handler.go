@@ -107,6 +107,9 @@ type Handler struct {
 	log    *slog.Logger
 	tracer trace.Tracer
 	auth   func(*http.Request) (Principal, error)
+	// unauthenticated answers a request authentication refuses: under development authentication it names the
+	// header the tenant comes from.
+	unauthenticated *httpError
 }
 
 // New returns a handler serving the hosts, each by its agent's name. Mount it under any prefix with
@@ -140,6 +143,9 @@ func New(hosts []*agent.Host, opts Options) (*Handler, error) {
 		header := opts.DevelopmentTenantHeader
 		h.log.Warn("agenthttp: DEVELOPMENT AUTHENTICATION: the tenant comes from a request header that any client can set; never serve this to a network",
 			"header", header)
+		h.unauthenticated = &httpError{status: http.StatusUnauthorized, kind: ProblemUnauthenticated,
+			detail: "the request is not authenticated: this server's development authentication takes the tenant from the " +
+				header + " request header, which the request lacks; send " + header + ": <tenant id>"}
 		h.auth = func(r *http.Request) (Principal, error) {
 			id := r.Header.Get(header)
 			if id == "" {
@@ -234,8 +240,15 @@ func (h *Handler) handle(pattern string, fn func(http.ResponseWriter, *http.Requ
 				err = errors.New("the principal has no settings id")
 			}
 			if err != nil {
-				h.log.LogAttrs(r.Context(), slog.LevelInfo, "agenthttp: authentication failed", slog.String("error", err.Error()))
-				writeProblem(w, r, h.log, errUnauthenticated)
+				problem := errUnauthenticated
+				attrs := []slog.Attr{slog.String("error", err.Error())}
+				if h.unauthenticated != nil {
+					problem = h.unauthenticated
+					attrs = append(attrs, slog.String("header", h.opts.DevelopmentTenantHeader),
+						slog.String("fix", "send the tenant id in the "+h.opts.DevelopmentTenantHeader+" header (Options.DevelopmentTenantHeader)"))
+				}
+				h.log.LogAttrs(r.Context(), slog.LevelInfo, "agenthttp: authentication failed", attrs...)
+				writeProblem(w, r, h.log, problem)
 				return
 			}
 			if info, ok := r.Context().Value(infoKey{}).(*requestInfo); ok {

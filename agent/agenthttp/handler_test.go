@@ -115,6 +115,31 @@ func TestConversations(t *testing.T) {
 		is.Equal(len(res.Pending), 1)
 		is.Equal(res.Pending[0].Tool, "close_ticket")
 		is.Equal(string(res.Pending[0].Arguments), `{"number":4711,"reason":"fixed"}`)
+		var withParts struct {
+			Messages []struct {
+				Parts []struct {
+					Type string `json:"type"`
+					Call *struct {
+						Type string `json:"type"`
+						ID   string `json:"id"`
+						Name string `json:"name"`
+					} `json:"call"`
+				} `json:"parts"`
+			} `json:"messages"`
+		}
+		resp.json(t, &withParts)
+		var requests int
+		for _, m := range withParts.Messages {
+			for _, p := range m.Parts {
+				if p.Type == "approval_request" {
+					requests++
+					is.True(p.Call != nil)
+					is.Equal(p.Call.Type, "tool_call") // the request's call is a part like any other, typed
+					is.Equal(p.Call.ID, res.Pending[0].CallID)
+				}
+			}
+		}
+		is.Equal(requests, 1)
 
 		resp = e.do(req{method: "GET", path: "/conversations/" + id, token: tokenA})
 		is.Equal(resp.status, http.StatusOK)

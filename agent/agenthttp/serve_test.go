@@ -296,6 +296,14 @@ func TestAuthentication(t *testing.T) {
 	dev.srv = newServer(t, h)
 	resp := dev.do(req{method: "GET", path: "/conversations"})
 	is.Equal(resp.status, http.StatusUnauthorized)
+	is.True(strings.Contains(resp.problem(t).Detail, "takes the tenant from the X-Tenant request header")) // the body names the header
+	var refused string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "authentication failed") {
+			refused = line
+		}
+	}
+	is.True(strings.Contains(refused, "header=X-Tenant")) // and so does the log
 	resp = dev.do(req{method: "GET", path: "/conversations", header: map[string]string{"X-Tenant": tenantA}})
 	is.Equal(resp.status, http.StatusOK)
 

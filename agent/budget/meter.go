@@ -194,7 +194,21 @@ func (r *runMeter) Reserve(ctx context.Context, msgs []chat.Message, opts *chat.
 		r.pending = storage.BudgetSpend{} // settled, whether the reservation was refused or not
 		r.reserved = true
 	}
+	var e *storage.BudgetExceededError
+	if errors.As(err, &e) && e.Window != storage.WindowLiveRuns {
+		// Say what the call was reserved for, so that the refusal names what to lower.
+		e.OutputCap, e.DefaultCap = r.outputCap(opts)
+		e.InputEstimate = res.Reserve.Tokens - e.OutputCap
+	}
 	return err
+}
+
+// outputCap returns what a call of opts is reserved for as its output, and whether that is the meter's default.
+func (r *runMeter) outputCap(opts *chat.Options) (int64, bool) {
+	if opts != nil && opts.MaxTokens != nil && *opts.MaxTokens > 0 {
+		return int64(*opts.MaxTokens), false
+	}
+	return r.m.maxOutput, true
 }
 
 // request returns the reservation of a call of msgs and opts: its input estimate plus its output cap.
@@ -203,10 +217,7 @@ func (r *runMeter) request(msgs []chat.Message, opts *chat.Options) storage.Budg
 	if opts != nil {
 		model = opts.Model
 	}
-	out := r.m.maxOutput
-	if opts != nil && opts.MaxTokens != nil && *opts.MaxTokens > 0 {
-		out = int64(*opts.MaxTokens)
-	}
+	out, _ := r.outputCap(opts)
 	in := EstimateInput(msgs, opts)
 	res := r.reservation()
 	res.Reserve.Tokens = in + out

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -89,6 +90,11 @@ type Recorder struct {
 	tape *Cassette
 	used []bool
 	err  error // the first miss, for Err
+
+	// file and line are where the test called New (or the helper that did), where a failure is reported when no
+	// line of a test file is on the stack.
+	file string
+	line int
 }
 
 // New returns a recorder of the cassette at path for the test tb. Replaying, it reads the cassette now and
@@ -98,6 +104,7 @@ type Recorder struct {
 func New(tb testing.TB, path string, opts *Options) *Recorder {
 	tb.Helper()
 	r := &Recorder{tb: tb, path: path, scrub: map[string]bool{}, redact: map[string]bool{}}
+	_, r.file, r.line, _ = runtime.Caller(1)
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -319,8 +326,42 @@ func (r *Recorder) replay(req *http.Request, got Request) (*http.Response, error
 	if r.err == nil {
 		r.err = miss
 	}
-	r.tb.Errorf("%v", miss)
+	r.fail(miss.Error())
 	return nil, miss
+}
+
+// fail fails the test with msg, reported at the test's own line rather than this package's: the outermost line of
+// a test file on the stack (the test's call that led to the request, when the request runs on the test's
+// goroutine, as if the test's helpers had called t.Helper), or else where the test called New. t.Helper cannot
+// do this: the frames between the test and a request (the agent's, the provider SDK's, net/http's) are not
+// helpers.
+func (r *Recorder) fail(msg string) {
+	file, line := r.file, r.line
+	pcs := make([]uintptr, 128)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.File, "_test.go") {
+			file, line = f.File, f.Line
+		}
+		if !more {
+			break
+		}
+	}
+	r.failAt(file, line, msg)
+}
+
+// failAt fails the test with msg, reported at file and line: on a *testing.T, B or F through its Output, which adds
+// no line of its own; on any other testing.TB (a test's own wrapper) through its Errorf, with the line first.
+func (r *Recorder) failAt(file string, line int, msg string) {
+	at := fmt.Sprintf("%s:%d: ", filepath.Base(file), line)
+	switch r.tb.(type) {
+	case *testing.T, *testing.B, *testing.F:
+		fmt.Fprintf(r.tb.Output(), "%s%s\n", at, msg)
+		r.tb.Fail()
+	default:
+		r.tb.Errorf("%s%s", at, msg)
+	}
 }
 
 // compare lists what differs between a recorded request and one made now: method, path and query, and the body
@@ -387,6 +428,10 @@ func response(req *http.Request, rec Response) *http.Response {
 	}
 }
 
+// failAtNew fails the test with msg, reported where the test called New: the test's own line for what the
+// cassette finds when the test ends.
+func (r *Recorder) failAtNew(msg string) { r.failAt(r.file, r.line, msg) }
+
 func (r *Recorder) checkUsed() {
 	if r.opts.AllowUnused || r.tb.Failed() {
 		return
@@ -396,7 +441,7 @@ func (r *Recorder) checkUsed() {
 	for i, u := range r.used {
 		if !u {
 			ex := r.tape.Exchanges[i].Request
-			r.tb.Errorf("cassette %s: exchange %d (%s %s) was recorded but never asked for", r.path, i+1, ex.Method, ex.URL)
+			r.failAtNew(fmt.Sprintf("cassette %s: exchange %d (%s %s) was recorded but never asked for", r.path, i+1, ex.Method, ex.URL))
 		}
 	}
 }

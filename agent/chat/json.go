@@ -141,8 +141,7 @@ func encodePart(p Part) (wirePart, error) {
 		w.Result, w.ResultText = embed(p.Result)
 		return w, nil
 	case ApprovalRequest:
-		c := encodeCall(p.Call)
-		c.Type = ""
+		c := encodeCall(p.Call) // typed "tool_call", as every part is
 		return wirePart{Type: "approval_request", ID: p.ID, Call: &c, ToolID: p.ToolID}, nil
 	case ApprovalAnswer:
 		always, err := encodeStanding(p.Always)

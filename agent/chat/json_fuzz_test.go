@@ -140,7 +140,6 @@ func refEncodePart(p chat.Part) (refWirePart, error) {
 		return w, nil
 	case chat.ApprovalRequest:
 		c := refEncodeCall(p.Call)
-		c.Type = ""
 		return refWirePart{Type: "approval_request", ID: p.ID, Call: &c, ToolID: p.ToolID}, nil
 	case chat.ApprovalAnswer:
 		always, err := refEncodeStanding(p.Always)

@@ -326,6 +326,8 @@ func RunCases(t *testing.T, cases []*Case, newHost func(t *testing.T, c *Case) *
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			// A helper here too, so that the subtest's failures are reported at the line that called RunCases.
+			t.Helper()
 			done := false
 			defer func() {
 				if !done {

@@ -232,3 +232,84 @@ func TestGoVetFacts(t *testing.T) {
 	is.Equal(code, 1)
 	is.Equal(out, `app/app.go:19:41: TSH007: tool name "search" of Archive.Search is already used by Tickets.Search in example.com/broken/base: name the tool with WithName`+"\n")
 }
+
+const notes = `package notes
+
+import (
+	"context"
+
+	"github.com/typeshift-go/typeshift/toolset"
+)
+
+// Notes keeps notes.
+type Notes struct{ toolset.Toolset }
+
+func (n *Notes) Declare() { n.AddTool(n.AddNote) }
+
+// AddInput is a note.
+type AddInput struct {
+	// Text is the note.
+	Text string ` + "`json:\"text\"`" + `
+}
+
+// AddNote keeps a note.
+func (n *Notes) AddNote(ctx context.Context, in AddInput) (string, error) { return in.Text, nil }
+`
+
+// TestFixStale checks that -fix brings a missing or stale generated file up to date, through go vet and on its
+// own: drivers apply no fix to a generated file and, under -fix, print no diagnostic and exit 0, which would leave
+// the file stale without a word.
+func TestFixStale(t *testing.T) {
+	bin := buildVet(t)
+	for _, tc := range []struct {
+		name string
+		vet  func(dir string, args ...string) (string, int)
+	}{
+		{"go vet", func(dir string, args ...string) (string, int) {
+			return run(t, dir, "go", append([]string{"vet", "-vettool=" + bin}, append(args, "./...")...)...)
+		}},
+		{"standalone", func(dir string, args ...string) (string, int) {
+			return run(t, dir, bin, append(args, "./...")...)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			dir := module(t, map[string]string{"notes.go": notes})
+			gen := filepath.Join(dir, "typeshift_gen.go")
+
+			out, code := tc.vet(dir)
+			is.True(code != 0) // a missing file fails
+			is.True(strings.Contains(out, "typeshift_gen.go is missing: run go tool typeshift generate ./..."))
+
+			out, code = tc.vet(dir, "-fix")
+			is.Equal(code, 0)
+			is.True(strings.Contains(out, "typeshift: regenerated typeshift_gen.go")) // -fix says what it wrote
+			_, err := os.Stat(gen)
+			is.NoErr(err) // -fix wrote the missing file
+
+			src, err := os.ReadFile(filepath.Join(dir, "notes.go"))
+			is.NoErr(err)
+			is.NoErr(os.WriteFile(filepath.Join(dir, "notes.go"), bytes.Replace(src, []byte("// AddNote keeps a note."), []byte("// AddNote keeps a note for good."), 1), 0o644))
+			out, code = tc.vet(dir)
+			is.True(code != 0) // a stale file fails
+			is.True(strings.Contains(out, "typeshift_gen.go is out of date: run go tool typeshift generate ./..."))
+
+			out, code = tc.vet(dir, "-fix", "-diff")
+			is.True(strings.Contains(out, "-fix would regenerate typeshift_gen.go")) // -diff writes nothing, and says so
+			b, err := os.ReadFile(gen)
+			is.NoErr(err)
+			is.True(!bytes.Contains(b, []byte("a note for good")))
+
+			out, code = tc.vet(dir, "-fix")
+			is.Equal(code, 0)
+			is.True(strings.Contains(out, "typeshift: regenerated typeshift_gen.go"))
+			b, err = os.ReadFile(gen)
+			is.NoErr(err)
+			is.True(bytes.Contains(b, []byte("a note for good"))) // -fix regenerated the stale file
+
+			out, code = tc.vet(dir)
+			is.Equal(code, 0) // and it is fresh
+			is.Equal(out, "")
+		})
+	}
+}

@@ -123,30 +123,42 @@ func TestBootstrap(t *testing.T) {
 			}},
 		})
 	})
-	t.Run("a stale file names its fix", func(t *testing.T) {
-		t.Parallel()
-		dir := newModule(t, "example.com/boot", clone(sameUse))
-		run(t, dir, "from scratch", bin, "generate", "./...")
-		replaceIn(t, dir, "loans/loans.go", "CloseLoan(ctx context.Context, in LoanInput) error",
-			"CloseLoan(ctx context.Context, in LoanInput, reason string) error")
-		cmd := exec.Command("go", "build", "./...")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-		out, err := cmd.CombinedOutput()
-		if err == nil {
-			t.Fatal("a stale generated file compiles")
-		}
-		var first string
-		for _, line := range strings.Split(string(out), "\n") {
-			if strings.Contains(line, ".go:") {
-				first = line
-				break
+	// A change the generated file depends on and the generator has not seen: the build fails, and its first
+	// error is in the generated file and names the fix.
+	for _, stale := range []struct {
+		name     string
+		old, new string
+	}{
+		{"a stale file names its fix", "CloseLoan(ctx context.Context, in LoanInput) error",
+			"CloseLoan(ctx context.Context, in LoanInput, reason string) error"},
+		{"an input field added names its fix", "ID string `json:\"id\"`",
+			"ID string `json:\"id\"`\n\tMinAmount int `json:\"min_amount\"`"},
+		{"an input tag changed names its fix", "ID string `json:\"id\"`", "ID string `json:\"loan_id\"`"},
+	} {
+		t.Run(stale.name, func(t *testing.T) {
+			t.Parallel()
+			dir := newModule(t, "example.com/boot", clone(sameUse))
+			run(t, dir, "from scratch", bin, "generate", "./...")
+			replaceIn(t, dir, "loans/loans.go", stale.old, stale.new)
+			cmd := exec.Command("go", "build", "./...")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatal("a stale generated file compiles")
 			}
-		}
-		if !strings.HasPrefix(first, "loans/typeshift_gen.go:") || !strings.Contains(first, "in argument to "+emit.StaleCheck) {
-			t.Errorf("the first compile error is %q, want one in the generated file that names %s\n%s", first, emit.StaleCheck, out)
-		}
-	})
+			var first string
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, ".go:") {
+					first = line
+					break
+				}
+			}
+			if !strings.HasPrefix(first, "loans/typeshift_gen.go:") || !strings.Contains(first, "in argument to "+emit.StaleCheck) {
+				t.Errorf("the first compile error is %q, want one in the generated file that names %s\n%s", first, emit.StaleCheck, out)
+			}
+		})
+	}
 	t.Run("examples", func(t *testing.T) {
 		t.Parallel()
 		files := map[string]string{}

@@ -174,7 +174,7 @@ func (g *generator) run(ctx context.Context, patterns []string) error {
 	}
 	if g.check && len(stale) > 0 {
 		for _, s := range stale {
-			fmt.Fprintf(g.stderr, "%s is out of date: run typeshift generate\n", s)
+			fmt.Fprintf(g.stderr, "%s is out of date: %s\n", s, emit.Regenerate)
 		}
 		failed = true
 	}

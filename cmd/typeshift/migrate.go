@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	neturl "net/url"
 	"os"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -95,8 +97,8 @@ func openPool(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		// pgx's message may quote the URL, password and all; say less.
-		return nil, errors.New("the database URL cannot be parsed")
+		return nil, fmt.Errorf("the database URL cannot be parsed: %s (its form: postgres://user:password@host:5432/database?sslmode=disable)",
+			urlProblem(err, url))
 	}
 	if schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = schema
@@ -110,4 +112,42 @@ func openPool(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
 	return pool, nil
+}
+
+// urlProblem returns why pgx cannot parse the database URL raw: its message without the URL it quotes (pgx hides
+// the password there, but a URL it cannot read may hide it from pgx too), and with any text of the password that
+// is left replaced.
+func urlProblem(err error, raw string) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "cannot parse `"); ok {
+		if _, reason, ok := strings.Cut(rest, "`: "); ok {
+			msg = reason
+		}
+	}
+	for _, pw := range passwords(raw) {
+		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	}
+	return msg
+}
+
+// passwords returns what may be the password in a database URL or keyword/value string, raw and decoded.
+func passwords(raw string) []string {
+	var out []string
+	if _, rest, ok := strings.Cut(raw, "://"); ok {
+		authority, _, _ := strings.Cut(rest, "/")
+		if at := strings.LastIndex(authority, "@"); at >= 0 {
+			if _, pw, ok := strings.Cut(authority[:at], ":"); ok && pw != "" {
+				out = append(out, pw)
+				if dec, err := neturl.PathUnescape(pw); err == nil && dec != pw {
+					out = append(out, dec)
+				}
+			}
+		}
+	}
+	for _, f := range strings.Fields(raw) {
+		if pw, ok := strings.CutPrefix(f, "password="); ok && strings.Trim(pw, "'") != "" {
+			out = append(out, strings.Trim(pw, "'"))
+		}
+	}
+	return out
 }

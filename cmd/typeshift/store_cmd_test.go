@@ -51,3 +51,25 @@ func TestStoreCommandsWithoutDatabase(t *testing.T) {
 	is.True(err != nil)
 	is.True(!strings.Contains(err.Error(), "secret")) // the password is never printed
 }
+
+// TestMalformedDatabaseURL: a URL pgx cannot parse is refused with the reason, and never with the password.
+func TestMalformedDatabaseURL(t *testing.T) {
+	tests := []struct{ url, reason string }{
+		{"postgres://u:s3cret@host:54x32/db", "invalid port"},
+		{"postgres://u:s3cret@host/db?sslmode=maybe", "sslmode is invalid"},
+		{"postgres://u:s3cret@[::1/db", `looking for matching "]"`},
+		{"postgres://u:s3%zzcret@h/db", "invalid percent-encoded token in password"},
+		{"host=x password=s3cret port=abc", "invalid port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			is := is.New(t)
+			var out, errOut bytes.Buffer
+			err := migrate(t.Context(), []string{"-database-url", tt.url}, &out, &errOut)
+			is.True(err != nil)
+			is.True(strings.Contains(err.Error(), "the database URL cannot be parsed: ")) // what
+			is.True(strings.Contains(err.Error(), tt.reason))                             // and why
+			is.True(!strings.Contains(err.Error(), "s3"))                                 // no part of the password
+		})
+	}
+}

@@ -68,6 +68,7 @@ var known = map[string]string{
 	"devui":       "github.com/typeshift-go/typeshift/agent/agenthttp/devui",
 	"evalhttp":    "github.com/typeshift-go/typeshift/agent/eval/evalhttp",
 	"unitchecker": "golang.org/x/tools/go/analysis/unitchecker",
+	"budget":      "github.com/typeshift-go/typeshift/agent/budget",
 }
 
 // forgiven reports a type error a fragment may have: a name the page defines elsewhere, or what is unused.

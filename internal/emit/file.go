@@ -11,6 +11,7 @@ import (
 	"go/format"
 	"go/scanner"
 	"go/token"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ func File(pkg *model.Package) ([]byte, error) {
 	return tidy(pkg.Name, fp, g.imports(), g.body.Bytes())
 }
 
+// Regenerate is the advice of every message about a generated file that is missing or out of date: a command
+// that works in any module, with or without a //go:generate line.
+const Regenerate = "run go tool typeshift generate ./... at the module's root (go run github.com/typeshift-go/typeshift/cmd/typeshift generate ./... where go.mod has no tool directive for it)"
+
 // StaleCheck is the function at the top of every generated file that takes the methods the file calls, with
 // the signatures it was generated for. When the source has changed since, the compiler's first error in the
 // file is its call, and the error names the function: its name is the fix.
@@ -81,12 +86,22 @@ func (g *gen) staleCheck() {
 		params, args = append(params, "func(*"+a.TypeName+")"), append(args, "(*"+a.TypeName+").Declare")
 		tools(a.TypeName, a.Tools)
 	}
+	// The structs the file decodes and encodes, by their fields and tags then: a zero value of each is passed
+	// where an unnamed struct of that layout is wanted, which compiles only while the two are identical.
+	for _, key := range slices.Sorted(maps.Keys(g.pkg.Types)) {
+		t := g.pkg.Types[key]
+		if len(t.Layout) == 0 {
+			continue
+		}
+		params, args = append(params, "struct {\n"+strings.Join(t.Layout, "\n")+"\n}"), append(args, t.GoType+"{}")
+	}
 	if len(params) == 0 {
 		return
 	}
 	g.p("")
-	g.p("// The declarations this file was generated from, with their signatures then. If the compiler stops here,")
-	g.p("// the file is out of date: run typeshift generate (go tool typeshift generate ./..., or go generate ./...).")
+	g.p("// The declarations this file was generated from, with their signatures then, and the structs it reads and")
+	g.p("// writes, with their fields then. If the compiler stops here, the file is out of date: run typeshift generate")
+	g.p("// (go tool typeshift generate ./..., or go generate ./... where a //go:generate line runs it).")
 	g.p("var _ = %s(", StaleCheck)
 	for _, a := range args {
 		g.p("%s,", a)

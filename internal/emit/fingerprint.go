@@ -13,7 +13,7 @@ import (
 // FormatVersion names the emitter's output format. Change it whenever the emitter writes different code for the
 // same model, so that every generated file's fingerprint changes with it and the analyzer (TSH010) reports the
 // files the new emitter would write differently. TestFormatVersion fails when the golden files change without it.
-const FormatVersion = "6"
+const FormatVersion = "7"
 
 // FingerprintPrefix starts the line, right after Header, that carries a generated file's fingerprint.
 const FingerprintPrefix = "// typeshift:fingerprint "

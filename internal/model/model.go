@@ -138,6 +138,11 @@ type Type struct {
 	Marshaler bool
 	// Any reports the empty interface (Kind Raw): decoded and encoded with encoding/json's rules for any.
 	Any bool
+	// Layout is a named struct's fields as the compiler sees them, in order, with their tags: one line each,
+	// "Name Type `tag`" (or "Type `tag`" for an embedded field), spelled for the generated file. The generated
+	// file passes a zero value of the struct where this layout is wanted, so that a struct changed since the file
+	// was written fails to compile. Empty for a struct of another package.
+	Layout []string `json:",omitempty"`
 }
 
 // Field is a struct field as encoding/json sees it.

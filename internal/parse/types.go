@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"github.com/typeshift-go/typeshift/internal/model"
@@ -281,7 +282,35 @@ func (d *describer) namedStruct(n *types.Named, goType, path string) *model.Type
 		d.err, d.reported = sub.err, sub.reported
 		return nil
 	}
+	if n.Obj().Pkg() == p.pkg {
+		mt.Layout = p.layout(n.Underlying().(*types.Struct))
+	}
 	return ref
+}
+
+// layout spells a struct's fields, with their tags, as the generated file's stale check writes them (see
+// model.Type.Layout). A struct with no fields gets one empty line, so that it is still checked.
+func (p *parser) layout(st *types.Struct) []string {
+	if st.NumFields() == 0 {
+		return []string{""}
+	}
+	out := make([]string, st.NumFields())
+	for i := range st.NumFields() {
+		v := st.Field(i)
+		line := p.goType(v.Type())
+		if !v.Embedded() {
+			line = v.Name() + " " + line
+		}
+		if tag := st.Tag(i); tag != "" {
+			if strings.Contains(tag, "`") {
+				line += " " + strconv.Quote(tag)
+			} else {
+				line += " `" + tag + "`"
+			}
+		}
+		out[i] = line
+	}
+	return out
 }
 
 // goType spells t as the generated file spells it.

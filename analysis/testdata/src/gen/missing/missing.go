@@ -13,7 +13,7 @@ type Input struct {
 }
 
 // Tickets has no generated code.
-type Tickets struct{ toolset.Toolset } // want `TSH010: typeshift_gen.go is missing: run go generate`
+type Tickets struct{ toolset.Toolset } // want `TSH010: typeshift_gen.go is missing: run go tool typeshift generate \./\.\.\. at the module's root`
 
 func (t *Tickets) Declare() { t.AddTool(t.Get) }
 

@@ -231,9 +231,7 @@ func TestOwnToolsAreOfferedAndCalled(t *testing.T) {
 func TestOwnToolConflictsWithAToolsetTool(t *testing.T) {
 	is := is.New(t)
 	other := toolset.List{{Name: "escalate", Description: "d", Schema: json.RawMessage(`{"type":"object"}`)}}
-	h, err := agent.NewHost(&agents.Frontline{}, agent.Config{Client: recorder(new([]seen)), Toolsets: toolsets(), Tools: []toolset.Source{other}})
-	is.NoErr(err)
-	_, err = h.Run(context.Background(), agent.Text("help"))
+	_, err := agent.NewHost(&agents.Frontline{}, agent.Config{Client: recorder(new([]seen)), Toolsets: toolsets(), Tools: []toolset.Source{other}})
 	var conflict *toolset.ConflictError
 	is.True(errors.As(err, &conflict))
 	is.True(strings.Contains(err.Error(), "Frontline (own tools)")) // the own tools are a named source
