@@ -26,7 +26,7 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool, string) {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.New(context.Background(), pool, &postgres.Options{Channel: schema})
+	s, err := postgres.New(context.Background(), pool, &postgres.Options{Channel: schema, Direct: pgtest.Direct(t, schema)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestMigrateConcurrently(t *testing.T) {
 func TestClaimRace(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	_, cfg := pgtest.Schema(t)
+	schema, cfg := pgtest.Schema(t)
 	ctx := t.Context()
 	var stores [2]*postgres.Store
 	for i := range stores {
@@ -140,7 +140,7 @@ func TestClaimRace(t *testing.T) {
 			_, err := postgres.Migrate(ctx, pool)
 			is.NoErr(err)
 		}
-		stores[i], err = postgres.New(ctx, pool, nil)
+		stores[i], err = postgres.New(ctx, pool, &postgres.Options{Direct: pgtest.Direct(t, schema)})
 		is.NoErr(err)
 		t.Cleanup(stores[i].Close)
 		// Warm up a connection so both start on equal terms.
@@ -182,7 +182,7 @@ func TestWatchAcrossInstances(t *testing.T) {
 	publisherPool, err := pgxpool.NewWithConfig(ctx, pool.Config())
 	is.NoErr(err)
 	t.Cleanup(publisherPool.Close)
-	publisher, err := postgres.New(ctx, publisherPool, &postgres.Options{Channel: schema})
+	publisher, err := postgres.New(ctx, publisherPool, &postgres.Options{Channel: schema, Direct: pgtest.Direct(t, schema)})
 	is.NoErr(err)
 	t.Cleanup(publisher.Close)
 
