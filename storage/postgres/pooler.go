@@ -46,6 +46,19 @@ func proxied(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	return pid != conn.PgConn().PID(), nil
 }
 
+// ThroughPooler reports whether pool's connections reach Postgres through a
+// pooler or another proxy, as New finds out for the store's pool: code
+// beside the store that holds a session (a job queue's LISTEN) checks its
+// own pool with it.
+func ThroughPooler(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Release()
+	return proxied(ctx, c.Conn())
+}
+
 // qWhere names the database and the schema a connection's statements use,
 // which the direct connection must share with the pool's.
 const qWhere = `SELECT current_database()::text, coalesce(current_schema(), '')::text`

@@ -72,11 +72,45 @@ func (c corruptible) CorruptSettings(ctx context.Context, settingsID, kind strin
 	})
 }
 
+// TestConformance runs the conformance suite and then checks that every statement the stores sent filters each
+// tenant table it names by the tenant (see shard_test.go).
 func TestConformance(t *testing.T) {
+	rec := &statementRecorder{}
+	t.Cleanup(func() { rec.check(t) })
 	storetest.Run(t, func(t *testing.T) storage.Store {
-		s, pool, _ := newStore(t)
+		s, pool := newTracedStore(t, rec)
 		return corruptible{s, pool}
 	})
+}
+
+// newTracedStore is newStore with every statement of the store recorded by tracer; the pool it returns, for
+// writes behind the store's back, is not traced.
+func newTracedStore(t testing.TB, tracer interface {
+	pgx.QueryTracer
+	pgx.BatchTracer
+}) (*postgres.Store, *pgxpool.Pool) {
+	t.Helper()
+	pool, schema := pgtest.Pool(t)
+	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	cfg := pool.Config().Copy()
+	cfg.ConnConfig.Tracer = tracer
+	traced, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(traced.Close)
+	direct := pgtest.Direct(t, schema)
+	if direct != nil {
+		direct.Tracer = tracer
+	}
+	s, err := postgres.New(context.Background(), traced, &postgres.Options{Channel: schema, Direct: direct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, pool
 }
 
 func TestCheck(t *testing.T) {

@@ -189,6 +189,28 @@ func Direct(t testing.TB, schema string) *pgx.ConnConfig {
 	return directConfig(t, URL(t), schema)
 }
 
+// DirectPool returns a pool of direct connections to schema, closed when
+// the test ends, when the tests go through a pooler, and nil otherwise: for
+// what holds a session beside a store, such as a job queue's client.
+func DirectPool(t testing.TB, schema string) *pgxpool.Pool {
+	t.Helper()
+	cfg := Direct(t, schema)
+	if cfg == nil {
+		return nil
+	}
+	pc, err := pgxpool.ParseConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.ConnConfig = cfg
+	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
+	if err != nil {
+		t.Fatalf("opening a direct pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
 // DirectOf is [Direct] for the schema of a pool from [Pool] or [Schema]'s
 // config.
 func DirectOf(t testing.TB, pool *pgxpool.Pool) *pgx.ConnConfig {
