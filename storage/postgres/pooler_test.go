@@ -151,3 +151,69 @@ func TestConfigErrors(t *testing.T) {
 		s.Close()
 	}
 }
+
+// BenchmarkPairedPoolerAppend reports what the pooler costs a run's step: an Append of one entry through the
+// pooler (pooled-ns/op) and directly (direct-ns/op) on the same schema, alternating which goes first, and their
+// ratio. It needs TYPESHIFT_TEST_POOLER_URL.
+func BenchmarkPairedPoolerAppend(b *testing.B) {
+	if !pgtest.Pooled() {
+		b.Skip(pgtest.EnvPoolerURL + " is not set: no pooler to compare with")
+	}
+	schema, cfg := pgtest.Schema(b)
+	ctx := context.Background()
+	pooledPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pooledPool.Close)
+	if _, err := postgres.Migrate(ctx, pooledPool); err != nil {
+		b.Fatal(err)
+	}
+	pooled := openStore(b, pooledPool, &postgres.Options{Channel: schema})
+	b.Cleanup(pooled.Close)
+	dc, err := pgxpool.ParseConfig("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dc.ConnConfig = pgtest.Direct(b, schema)
+	directPool, err := pgxpool.NewWithConfig(ctx, dc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(directPool.Close)
+	direct := openStore(b, directPool, &postgres.Options{Channel: schema})
+	b.Cleanup(direct.Close)
+
+	e := storage.Entry{Type: storage.EntryResponse, RunID: "run-1", Agent: "support", Author: "assistant",
+		Data: []byte(`{"role":"assistant","parts":[{"type":"text","text":"The printer ticket is closed."}]}`)}
+	claim := func(s *postgres.Store, id string) storage.Claim {
+		c, err := s.Claim(ctx, "tenant", id, "bench", time.Hour)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	cp, cd := claim(pooled, "via-pooler"), claim(direct, "direct")
+	var tp, td time.Duration
+	step := func(s *postgres.Store, c storage.Claim, total *time.Duration) {
+		t0 := time.Now()
+		if _, err := s.Append(ctx, c, e); err != nil {
+			b.Fatal(err)
+		}
+		*total += time.Since(t0)
+	}
+	n := 0
+	for b.Loop() {
+		if n%2 == 0 {
+			step(pooled, cp, &tp)
+			step(direct, cd, &td)
+		} else {
+			step(direct, cd, &td)
+			step(pooled, cp, &tp)
+		}
+		n++
+	}
+	b.ReportMetric(float64(tp.Nanoseconds())/float64(n), "pooled-ns/op")
+	b.ReportMetric(float64(td.Nanoseconds())/float64(n), "direct-ns/op")
+	b.ReportMetric(float64(tp)/float64(td), "pooled/direct")
+}
