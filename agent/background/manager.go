@@ -191,6 +191,9 @@ func (m *Manager) run(ctx context.Context, job Job) (Outcome, error) {
 		case errors.Is(err, storage.ErrNotFound):
 			opts = append(opts, agent.Text(job.Task))
 		case err != nil:
+			if ctx.Err() != nil {
+				return m.stopped(ctx, job, err)
+			}
 			return Outcome{}, fmt.Errorf("background run %s: reading its conversation: %w", job.ID, err)
 		default:
 			if text, ok := answered(prior); ok {
