@@ -36,6 +36,17 @@
 // watcher and closed after the last. A notification carries no event and no
 // input: the receiver reads them from their tables under its own tenant, so
 // a notification anyone else sends on the channel finds nothing.
+//
+// # Behind a pooler
+//
+// Every statement the store sends through the pool is a transaction of its
+// own or part of one that names its tenant, so the pool may go through a
+// pooler in transaction mode (PgBouncer): give the pool
+// default_query_exec_mode=exec (PgBouncer before 1.21 keeps no prepared
+// statement across server connections) and [Options.Direct] a direct
+// connection for the LISTEN and lease connections. New finds a pooler and
+// refuses a configuration that would break behind it with a [*ConfigError]
+// naming the setting. See docs/storage.md.
 package postgres
 
 import (
