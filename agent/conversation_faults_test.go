@@ -174,16 +174,12 @@ func crashChild(t *testing.T) {
 			os.Exit(3)
 		}
 	}
-	cfg, err := pgxpool.ParseConfig(os.Getenv(pgtest.EnvURL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = os.Getenv(envCrashSchema)
+	cfg := pgtest.Config(t, os.Getenv(envCrashSchema))
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := postgres.New(context.Background(), pool, nil)
+	store, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +220,7 @@ func TestConversationCrash(t *testing.T) {
 			t.Cleanup(pool.Close)
 			_, err = postgres.Migrate(ctx, pool)
 			is.NoErr(err)
-			store, err := postgres.New(ctx, pool, nil)
+			store, err := postgres.New(ctx, pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 			is.NoErr(err)
 			t.Cleanup(store.Close)
 
@@ -324,7 +320,7 @@ func TestConversationForeignRows(t *testing.T) {
 	if _, err := postgres.Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	store, err := postgres.New(ctx, pool, nil)
+	store, err := postgres.New(ctx, pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 // newPostgresStore returns a store over a migrated pool: the one place this package's tests build one.
 func newPostgresStore(t testing.TB, pool *pgxpool.Pool) *postgres.Store {
 	t.Helper()
-	s, err := postgres.New(context.Background(), pool, nil)
+	s, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +238,7 @@ func TestSteerStressProcess(t *testing.T) {
 	if schema == "" {
 		t.Skip("run by TestSteerStress as its second process")
 	}
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg := pgtest.Config(t, schema)
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -224,7 +224,7 @@ func openPostgresPair(t testing.TB) (*postgres.Store, func() *postgres.Store) {
 		return pool
 	}
 	store := func(pool *pgxpool.Pool) *postgres.Store {
-		s, err := postgres.New(context.Background(), pool, nil)
+		s, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 		if err != nil {
 			t.Fatalf("opening the store: %v", err)
 		}

@@ -54,7 +54,7 @@ func Postgres(t testing.TB) *postgres.Store {
 	if _, err := postgres.Migrate(ctx, pool); err != nil {
 		t.Fatalf("agenttest: migrating the test schema: %v", err)
 	}
-	s, err := postgres.New(ctx, pool, nil)
+	s, err := postgres.New(ctx, pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 	if err != nil {
 		t.Fatalf("agenttest: opening the store: %v", err)
 	}

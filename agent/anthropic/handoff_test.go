@@ -93,7 +93,7 @@ func process(t *testing.T, cfg *pgxpool.Config, claudeURL, gptURL string) *agent
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	store, err := postgres.New(context.Background(), pool, nil)
+	store, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 	if err != nil {
 		t.Fatal(err)
 	}

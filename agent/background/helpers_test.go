@@ -50,7 +50,7 @@ func eachStore(t *testing.T, test func(t *testing.T, store storage.Store)) {
 		if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 			t.Fatal(err)
 		}
-		s, err := postgres.New(context.Background(), pool, nil)
+		s, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 		if err != nil {
 			t.Fatal(err)
 		}

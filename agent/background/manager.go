@@ -18,6 +18,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
 )
 
 // Options are a [Manager]'s limits and parts.
@@ -183,7 +184,24 @@ func (m *Manager) run(ctx context.Context, job Job) (Outcome, error) {
 	}
 	opts := []agent.RunOption{agent.SettingsID(job.SettingsID), agent.Conversation(job.ID)}
 	if len(job.Answers) == 0 {
-		opts = append(opts, agent.Text(job.Task), agent.Mode(job.Mode), agent.InheritApprovals(job.Standing))
+		// An attempt after one that stopped after handing the task over (its worker crashed, or its run
+		// failed) must not hand it over again: it goes on from what the conversation holds.
+		prior, err := h.LoadConversation(ctx, job.SettingsID, job.ID)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			opts = append(opts, agent.Text(job.Task))
+		case err != nil:
+			if ctx.Err() != nil {
+				return m.stopped(ctx, job, err)
+			}
+			return Outcome{}, fmt.Errorf("background run %s: reading its conversation: %w", job.ID, err)
+		default:
+			if text, ok := answered(prior); ok {
+				// The earlier attempt's run ended; only its outcome was not recorded.
+				return Ended(job, StatusSucceeded, text), nil
+			}
+		}
+		opts = append(opts, agent.Mode(job.Mode), agent.InheritApprovals(job.Standing))
 	} else {
 		var answers []chat.ApprovalAnswer
 		if err := json.Unmarshal(job.Answers, &answers); err != nil {
@@ -210,6 +228,19 @@ func (m *Manager) run(ctx context.Context, job Job) (Outcome, error) {
 		return m.surface(ctx, job, res.Pending)
 	}
 	return Ended(job, StatusSucceeded, res.Text()), nil
+}
+
+// answered returns the answer of a conversation whose last run ended with one: its last message is the
+// model's, with no tool call and nothing pending.
+func answered(c *agent.ConversationState) (string, bool) {
+	if c == nil || len(c.Messages) == 0 || len(c.Pending) > 0 {
+		return "", false
+	}
+	last := c.Messages[len(c.Messages)-1]
+	if last.Role != chat.RoleAssistant || len(last.ToolCalls()) > 0 {
+		return "", false
+	}
+	return last.Text(), true
 }
 
 // runStreamed runs h as a streaming run, so that the updates of the background run's conversation are published

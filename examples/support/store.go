@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -15,6 +16,10 @@ import (
 
 // envDatabaseURL names the Postgres database that keeps the conversations; without it they are kept in memory.
 const envDatabaseURL = "TYPESHIFT_DATABASE_URL"
+
+// envDirectURL names a direct connection to the same database, for the store's LISTEN and lease connections,
+// when TYPESHIFT_DATABASE_URL goes through a pooler in transaction mode (see docs/storage.md).
+const envDirectURL = "TYPESHIFT_DATABASE_DIRECT_URL"
 
 // openStore returns the store that keeps the agent's conversations and settings: the memory store, or Postgres
 // when TYPESHIFT_DATABASE_URL is set, with its schema migrated first. closeStore releases it.
@@ -32,7 +37,14 @@ func openStore(ctx context.Context, out io.Writer) (store storage.Store, closeSt
 		return nil, nil, fmt.Errorf("migrating the database: %w", err)
 	}
 	fmt.Fprintln(out, envDatabaseURL+" is set: keeping the conversation in Postgres.")
-	s, err := postgres.New(ctx, pool, nil)
+	var opts postgres.Options
+	if direct := os.Getenv(envDirectURL); direct != "" {
+		if opts.Direct, err = pgx.ParseConfig(direct); err != nil {
+			pool.Close()
+			return nil, nil, fmt.Errorf("%s: %w", envDirectURL, err)
+		}
+	}
+	s, err := postgres.New(ctx, pool, &opts)
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

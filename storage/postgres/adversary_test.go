@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -24,6 +23,12 @@ const otherRole = "typeshift_other"
 // openStore returns a store over pool; the tests of steering and notifications open their stores through it.
 func openStore(t testing.TB, pool *pgxpool.Pool, opts *postgres.Options) *postgres.Store {
 	t.Helper()
+	if opts == nil {
+		opts = &postgres.Options{}
+	}
+	if opts.Direct == nil {
+		opts.Direct = pgtest.DirectOf(t, pool)
+	}
 	s, err := postgres.New(context.Background(), pool, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -55,17 +60,15 @@ func otherSession(t testing.TB, pool *pgxpool.Pool, schema string) *pgx.Conn {
 	}
 	raw := os.Getenv("TYPESHIFT_TEST_OTHER_DATABASE_URL")
 	if raw == "" {
-		u, err := url.Parse(pool.Config().ConnString())
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw, _ := u.User.Password()
-		u.User = url.UserPassword(otherRole, pw)
-		raw = u.String()
+		// Directly, not through a pooler: the session LISTENs.
+		raw = pgtest.RoleURL(t, otherRole)
 	}
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if pgtest.Pooled() {
+		cfg.Database = schema // the test's own database (see package pgtest)
 	}
 	cfg.RuntimeParams["search_path"] = schema
 	conn, err := pgx.ConnectConfig(ctx, cfg)

@@ -112,7 +112,7 @@ func reserveBatch(r storage.BudgetReservation) (*pgx.Batch, error) {
 	}
 	b := tenantBatch(r.SettingsID)
 	b.Queue(qReserveBudget, r.SettingsID, r.RunID, r.ConversationID, r.LeaseToken, r.TTL.Milliseconds(),
-		r.Settle.Tokens, r.Settle.Nanos, r.Settle.Unpriced, r.Reserve.Tokens, r.Reserve.Nanos, r.Reserve.Unpriced, r.End, defaults)
+		r.Settle.Tokens, r.Settle.Nanos, r.Settle.Unpriced, r.Reserve.Tokens, r.Reserve.Nanos, r.Reserve.Unpriced, r.End, string(defaults))
 	return b, nil
 }
 

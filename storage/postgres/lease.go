@@ -37,10 +37,13 @@ RETURNING c.conversation_id, c.lease_token, c.lease_owner, c.lease_expires_at`
 
 // leaseConn is the connection RenewLeases uses, opened beside the pool rather
 // than taken from it: a renewal must not queue behind the queries waiting
-// for the pool's connections, or a busy pool lets every lease expire. The
+// for the pool's connections, or a busy pool lets every lease expire. Behind
+// a pooler it is opened from Options.Direct, so as not to queue for the
+// pooler's server connections either. The
 // store's publisher has one of its own too (relay.go).
 type leaseConn struct {
 	name   string     // the connection's application_name, unless the pool sets one
+	direct bool       // opened from Options.Direct when set (the leases'), not through a pooler
 	mu     sync.Mutex // one batch at a time; guards conn and closed
 	conn   *pgx.Conn
 	closed bool
@@ -143,7 +146,11 @@ func (l *leaseConn) send(ctx context.Context, s *Store, b *pgx.Batch, read func(
 		return errors.Join(err, br.Close())
 	}
 	if l.conn == nil {
-		conn, err := s.leaseConnect(ctx, l.name)
+		connect := s.poolConnect // the publisher's: see relay.go
+		if l.direct {
+			connect = s.directConnect
+		}
+		conn, err := connect(ctx, l.name)
 		if err != nil {
 			return err
 		}
@@ -170,33 +177,6 @@ func (l *leaseConn) close() {
 		_ = l.conn.Close(context.Background())
 		l.conn = nil
 	}
-}
-
-// leaseConnect opens the lease connection with the pool's configuration,
-// its BeforeConnect and AfterConnect hooks included (they may set the
-// search_path, say).
-func (s *Store) leaseConnect(ctx context.Context, name string) (*pgx.Conn, error) {
-	pc := s.pool.Config()
-	cfg := pc.ConnConfig.Copy()
-	if cfg.RuntimeParams["application_name"] == "" && name != "" {
-		cfg.RuntimeParams["application_name"] = name
-	}
-	if pc.BeforeConnect != nil {
-		if err := pc.BeforeConnect(ctx, cfg); err != nil {
-			return nil, err
-		}
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if pc.AfterConnect != nil {
-		if err := pc.AfterConnect(ctx, conn); err != nil {
-			_ = conn.Close(context.WithoutCancel(ctx))
-			return nil, err
-		}
-	}
-	return conn, nil
 }
 
 // ClaimLoad implements [storage.ClaimLoader]: the claim, the load and the

@@ -28,7 +28,11 @@ func onePool(t *testing.T) (*postgres.Store, *pgxpool.Pool, string) {
 	if _, err := postgres.Migrate(t.Context(), pool); err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.New(t.Context(), pool, nil)
+	direct := pgtest.Direct(t, schema) // the lease connection's, behind a pooler
+	if direct != nil {
+		direct.RuntimeParams["application_name"] = schema
+	}
+	s, err := postgres.New(t.Context(), pool, &postgres.Options{Direct: direct})
 	if err != nil {
 		t.Fatal(err)
 	}

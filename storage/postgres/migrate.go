@@ -60,48 +60,27 @@ const migrationsTable = "typeshift_schema_migrations"
 
 // Migrate brings the schema first on the pool's search_path up to date by
 // applying, in order and each in its own transaction, the embedded migrations
-// it has not applied yet. It holds a Postgres advisory lock, keyed by the
-// schema, while it works, so instances that start together apply each
-// migration once. It returns the versions it applied.
+// it has not applied yet. Each transaction first takes a transaction-scoped
+// Postgres advisory lock, keyed by the schema, and then reads whether its
+// migration is applied, so instances that start together apply each
+// migration once; holding no lock across transactions, it works through a
+// pooler in transaction mode as well as directly. It returns the versions it
+// applied.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []int, err error) {
 	all, err := Migrations()
 	if err != nil {
 		return nil, err
 	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: migrate: %w", err)
-	}
-	defer conn.Release()
-
-	const lockKey = `hashtextextended('typeshift.migrate.' || coalesce(current_schema(), ''), 0)`
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+lockKey+`)`); err != nil {
-		return nil, fmt.Errorf("postgres: migrate: taking the advisory lock: %w", err)
-	}
-	defer func() {
-		// The lock belongs to the session: if it cannot be given back, close
-		// the connection rather than return it to the pool still locked.
-		if _, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+lockKey+`)`); uerr != nil {
-			_ = conn.Hijack().Close(context.WithoutCancel(ctx))
-		}
-	}()
-
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+migrationsTable+` (
-		version    integer     PRIMARY KEY,
-		name       text        NOT NULL,
-		applied_at timestamptz NOT NULL DEFAULT now()
-	)`); err != nil {
-		return nil, fmt.Errorf("postgres: migrate: %w", err)
-	}
-	done, err := appliedVersions(ctx, conn.Conn())
-	if err != nil {
-		return nil, err
-	}
 	for _, m := range all {
-		if slices.Contains(done, m.Version) {
-			continue
-		}
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		done := false
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			if err := lockMigrations(ctx, tx); err != nil {
+				return err
+			}
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+migrationsTable+` WHERE version = $1)`,
+				m.Version).Scan(&done); err != nil || done {
+				return err
+			}
 			// Without arguments pgx uses the simple protocol, which runs a
 			// file of several statements.
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
@@ -113,9 +92,28 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []int, err error)
 		if err != nil {
 			return applied, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 		}
-		applied = append(applied, m.Version)
+		if !done {
+			applied = append(applied, m.Version)
+		}
 	}
 	return applied, nil
+}
+
+// lockMigrations takes, in tx, the advisory lock of the migrations of the
+// schema first on the search_path, and creates the table that records them
+// when missing (under the lock, so that instances starting together do not
+// both create it).
+func lockMigrations(ctx context.Context, tx pgx.Tx) error {
+	const lockKey = `hashtextextended('typeshift.migrate.' || coalesce(current_schema(), ''), 0)`
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+lockKey+`)`); err != nil {
+		return fmt.Errorf("taking the advisory lock: %w", err)
+	}
+	_, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+migrationsTable+` (
+		version    integer     PRIMARY KEY,
+		name       text        NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now()
+	)`)
+	return err
 }
 
 // SchemaVersion returns the highest migration version applied to the schema
@@ -133,16 +131,4 @@ func SchemaVersion(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 		return 0, fmt.Errorf("postgres: schema version: %w", err)
 	}
 	return v, nil
-}
-
-func appliedVersions(ctx context.Context, conn *pgx.Conn) ([]int, error) {
-	rows, err := conn.Query(ctx, `SELECT version FROM `+migrationsTable+` ORDER BY version`)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: migrate: %w", err)
-	}
-	vs, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	if err != nil {
-		return nil, fmt.Errorf("postgres: migrate: %w", err)
-	}
-	return vs, nil
 }

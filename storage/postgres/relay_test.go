@@ -33,7 +33,11 @@ func TestPublishBatches(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
-	listen, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+	lcfg := pgtest.DirectOf(t, pool) // a LISTEN holds a session: not through a pooler
+	if lcfg == nil {
+		lcfg = pool.Config().ConnConfig.Copy()
+	}
+	listen, err := pgx.ConnectConfig(ctx, lcfg)
 	is.NoErr(err)
 	t.Cleanup(func() { _ = listen.Close(context.Background()) })
 	_, err = listen.Exec(ctx, "LISTEN "+pgx.Identifier{schema}.Sanitize())

@@ -73,9 +73,9 @@ func (s *Store) PutSettings(ctx context.Context, doc storage.Document, expectRev
 	}
 	b := tenantBatch(doc.SettingsID)
 	if expectRevision == 0 {
-		b.Queue(qInsertSettings, doc.SettingsID, doc.Kind, doc.SchemaVersion, []byte(doc.Data))
+		b.Queue(qInsertSettings, doc.SettingsID, doc.Kind, doc.SchemaVersion, string(doc.Data))
 	} else {
-		b.Queue(qUpdateSettings, doc.SettingsID, doc.Kind, doc.SchemaVersion, []byte(doc.Data), expectRevision)
+		b.Queue(qUpdateSettings, doc.SettingsID, doc.Kind, doc.SchemaVersion, string(doc.Data), expectRevision)
 	}
 	// Read the revision in the same transaction, for the conflict's message.
 	b.Queue(qCurrentRevision, doc.SettingsID, doc.Kind)

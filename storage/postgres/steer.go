@@ -27,7 +27,7 @@ const (
 	RETURNING settings_id, conversation_id
 ), queued AS (
 	INSERT INTO conversation_steering (settings_id, conversation_id, data)
-	SELECT settings_id, conversation_id, $3::jsonb FROM live
+	SELECT $1, $2, $3::jsonb FROM live
 	RETURNING id
 )
 SELECT pg_notify($4, $5 || queued.id::text) FROM queued`

@@ -36,6 +36,17 @@
 // watcher and closed after the last. A notification carries no event and no
 // input: the receiver reads them from their tables under its own tenant, so
 // a notification anyone else sends on the channel finds nothing.
+//
+// # Behind a pooler
+//
+// Every statement the store sends through the pool is a transaction of its
+// own or part of one that names its tenant, so the pool may go through a
+// pooler in transaction mode (PgBouncer): give the pool
+// default_query_exec_mode=exec (PgBouncer before 1.21 keeps no prepared
+// statement across server connections) and [Options.Direct] a direct
+// connection for the LISTEN and lease connections. New finds a pooler and
+// refuses a configuration that would break behind it with a [*ConfigError]
+// naming the setting. See docs/storage.md.
 package postgres
 
 import (
@@ -70,6 +81,9 @@ type Store struct {
 
 	publishInterval time.Duration
 
+	direct *pgx.ConnConfig // Options.Direct
+	pooled bool            // the pool reaches Postgres through a pooler
+
 	mu     sync.Mutex // guards the listener's state
 	listen *listener
 	closed bool
@@ -99,6 +113,23 @@ type Options struct {
 	// this bounds what a process's watched streams ask of it: 50 such
 	// transactions a second at the default, whatever the number of streams.
 	PublishInterval time.Duration
+	// Direct configures the connections the store opens beside the pool
+	// for what holds a session or must not queue for the pool's
+	// connections: the LISTEN connection of Watch and WatchSteering, and
+	// the connection of RenewLeases. It must reach the pool's database and
+	// schema without a pooler in transaction mode between. nil means the
+	// pool's configuration, which New refuses (a [*ConfigError]) when the
+	// pool goes through a pooler. A multi-host configuration with
+	// target_session_attrs=read-write follows a failover, as the pool's
+	// does. See docs/storage.md ("Behind a pooler").
+	Direct *pgx.ConnConfig
+	// PoolerPreparedStatements says that the pooler between the pool and
+	// Postgres carries prepared statements across server connections
+	// (PgBouncer 1.21 or later with max_prepared_statements above 0), so
+	// that New accepts a pool that caches them (pgx's default mode); without
+	// it New refuses such a pool behind a pooler (a [*ConfigError] naming
+	// default_query_exec_mode).
+	PoolerPreparedStatements bool
 	// AllowBypassRLS skips the check of New that row-level security binds
 	// the pool's role (see [CheckTenancy]). Set it only for migrations and
 	// admin tools that must see every tenant, never for a service's store:
@@ -108,7 +139,10 @@ type Options struct {
 }
 
 // New returns a store over pool. The pool's schema must have been migrated
-// with [Migrate]. New checks, in one query, that row-level security binds
+// with [Migrate]. New finds out whether the pool reaches Postgres through a
+// pooler and returns a [*ConfigError] naming the setting to change when the
+// configuration would break behind it (see [Options.Direct]). It checks, in
+// one query, that row-level security binds
 // the role of the pool's connections and guards every table, and returns a
 // [*TenancyError] saying what is wrong when it does not, unless
 // opts.AllowBypassRLS is set. Call Close when done, to stop the listener of
@@ -122,24 +156,35 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*Store, error)
 	s.pruner.s = s
 	s.publisher.s, s.reader.s = s, s
 	s.leases.name, s.publisher.conn.name = "typeshift leases", "typeshift relay"
-	if opts != nil {
-		if opts.Channel != "" {
-			s.channel = opts.Channel
-		}
-		if opts.EventRetention > 0 {
-			s.eventRetention = opts.EventRetention
-		}
-		if opts.PublishInterval != 0 {
-			s.publishInterval = max(opts.PublishInterval, 0)
-		}
+	s.leases.direct = true
+	if opts == nil {
+		opts = &Options{}
 	}
-	if opts == nil || !opts.AllowBypassRLS {
+	s.direct = opts.Direct
+	if opts.Channel != "" {
+		s.channel = opts.Channel
+	}
+	if opts.EventRetention > 0 {
+		s.eventRetention = opts.EventRetention
+	}
+	if opts.PublishInterval != 0 {
+		s.publishInterval = max(opts.PublishInterval, 0)
+	}
+	if !opts.AllowBypassRLS {
 		if err := CheckTenancy(ctx, pool); err != nil {
 			return nil, err
 		}
 	}
+	if err := s.checkConnections(ctx, pool, opts); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
+
+// Pooled reports whether the store's pool reaches Postgres through a pooler,
+// as New found it: code beside the store that needs a session (a job queue's
+// LISTEN and leader election) must then take it from a direct connection.
+func (s *Store) Pooled() bool { return s.pooled }
 
 // Close ends every watch and stops listening. The pool stays open: it is the
 // caller's.

@@ -26,7 +26,7 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool, string) {
 	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.New(context.Background(), pool, &postgres.Options{Channel: schema})
+	s, err := postgres.New(context.Background(), pool, &postgres.Options{Channel: schema, Direct: pgtest.Direct(t, schema)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +72,45 @@ func (c corruptible) CorruptSettings(ctx context.Context, settingsID, kind strin
 	})
 }
 
+// TestConformance runs the conformance suite and then checks that every statement the stores sent filters each
+// tenant table it names by the tenant (see shard_test.go).
 func TestConformance(t *testing.T) {
+	rec := &statementRecorder{}
+	t.Cleanup(func() { rec.check(t) })
 	storetest.Run(t, func(t *testing.T) storage.Store {
-		s, pool, _ := newStore(t)
+		s, pool := newTracedStore(t, rec)
 		return corruptible{s, pool}
 	})
+}
+
+// newTracedStore is newStore with every statement of the store recorded by tracer; the pool it returns, for
+// writes behind the store's back, is not traced.
+func newTracedStore(t testing.TB, tracer interface {
+	pgx.QueryTracer
+	pgx.BatchTracer
+}) (*postgres.Store, *pgxpool.Pool) {
+	t.Helper()
+	pool, schema := pgtest.Pool(t)
+	if _, err := postgres.Migrate(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	cfg := pool.Config().Copy()
+	cfg.ConnConfig.Tracer = tracer
+	traced, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(traced.Close)
+	direct := pgtest.Direct(t, schema)
+	if direct != nil {
+		direct.Tracer = tracer
+	}
+	s, err := postgres.New(context.Background(), traced, &postgres.Options{Channel: schema, Direct: direct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, pool
 }
 
 func TestCheck(t *testing.T) {
@@ -129,7 +163,7 @@ func TestMigrateConcurrently(t *testing.T) {
 func TestClaimRace(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	_, cfg := pgtest.Schema(t)
+	schema, cfg := pgtest.Schema(t)
 	ctx := t.Context()
 	var stores [2]*postgres.Store
 	for i := range stores {
@@ -140,7 +174,7 @@ func TestClaimRace(t *testing.T) {
 			_, err := postgres.Migrate(ctx, pool)
 			is.NoErr(err)
 		}
-		stores[i], err = postgres.New(ctx, pool, nil)
+		stores[i], err = postgres.New(ctx, pool, &postgres.Options{Direct: pgtest.Direct(t, schema)})
 		is.NoErr(err)
 		t.Cleanup(stores[i].Close)
 		// Warm up a connection so both start on equal terms.
@@ -182,7 +216,7 @@ func TestWatchAcrossInstances(t *testing.T) {
 	publisherPool, err := pgxpool.NewWithConfig(ctx, pool.Config())
 	is.NoErr(err)
 	t.Cleanup(publisherPool.Close)
-	publisher, err := postgres.New(ctx, publisherPool, &postgres.Options{Channel: schema})
+	publisher, err := postgres.New(ctx, publisherPool, &postgres.Options{Channel: schema, Direct: pgtest.Direct(t, schema)})
 	is.NoErr(err)
 	t.Cleanup(publisher.Close)
 

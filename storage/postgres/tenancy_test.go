@@ -101,11 +101,11 @@ func TestTenancyGuards(t *testing.T) {
 				t.Parallel()
 				is := is.New(t)
 				ctx := t.Context()
-				pool, _ := pgtest.Pool(t)
+				pool, schema := pgtest.Pool(t)
 				_, err := postgres.Migrate(ctx, pool)
 				is.NoErr(err)
 				plantRows(t, pool)
-				s, err := postgres.New(ctx, pool, nil)
+				s, err := postgres.New(ctx, pool, &postgres.Options{Direct: pgtest.Direct(t, schema)})
 				is.NoErr(err) // every guard in place: accepted
 				s.Close()
 				is.Equal(othersVisible(t, pool, table), 0) // every guard in place: b's rows are walled off
@@ -123,7 +123,7 @@ func TestTenancyGuards(t *testing.T) {
 					is.True(othersVisible(t, pool, table) > 0) // the guard was all that kept b's rows from a
 				}
 
-				s, err = postgres.New(ctx, pool, &postgres.Options{AllowBypassRLS: true})
+				s, err = postgres.New(ctx, pool, &postgres.Options{AllowBypassRLS: true, Direct: pgtest.Direct(t, schema)})
 				is.NoErr(err) // the explicit opt-in accepts it
 				s.Close()
 			})

@@ -246,14 +246,11 @@ func (s *Store) startListener(ctx context.Context) (*listener, error) {
 }
 
 // listenConn opens a connection of its own (not the pool's, so the pool can
-// close while it waits) and LISTENs on the channel.
+// close while it waits; Options.Direct's when set, since LISTEN holds a
+// session) and LISTENs on the channel.
 func (s *Store) listenConn(ctx context.Context) (*pgx.Conn, error) {
-	cfg := s.pool.Config().ConnConfig.Copy()
-	if cfg.RuntimeParams["application_name"] == "" {
-		// Say what the connection is for to whoever reads pg_stat_activity.
-		cfg.RuntimeParams["application_name"] = "typeshift watch"
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	// The name says what the connection is for to whoever reads pg_stat_activity.
+	conn, err := s.directConnect(ctx, "typeshift watch")
 	if err != nil {
 		return nil, err
 	}

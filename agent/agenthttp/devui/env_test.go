@@ -339,7 +339,7 @@ func openPostgresPair(t *testing.T) (*postgres.Store, func() *postgres.Store) {
 			}
 			migrated = true
 		}
-		s, err := postgres.New(context.Background(), pool, nil)
+		s, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 		if err != nil {
 			t.Fatalf("opening the store: %v", err)
 		}

@@ -83,6 +83,7 @@ func BenchmarkEnqueueToStart(b *testing.B) {
 func benchEnqueueToStart(b *testing.B, cooldown time.Duration) {
 	e, _, _ := benchEnv(b)
 	opts := testOptions("bench")
+	opts.Direct = e.direct
 	opts.PollInterval = time.Second // River's default: the notification, not the poll, starts the job
 	opts.FetchCooldown = cooldown
 	q, err := riverqueue.New(e.pool, e.store, opts)
@@ -114,6 +115,7 @@ func benchEnqueueToStart(b *testing.B, cooldown time.Duration) {
 func BenchmarkRun(b *testing.B) {
 	e, rt, untraced := benchEnv(b)
 	opts := testOptions("bench")
+	opts.Direct = e.direct
 	opts.WatchEvery = time.Hour
 	opts.Workers = 10
 	q, err := riverqueue.New(e.pool, e.store, opts)

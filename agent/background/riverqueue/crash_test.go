@@ -102,11 +102,7 @@ func TestWorkerProcess(t *testing.T) {
 	if schema == "" {
 		t.Skip("run by TestKillWorker and TestStress as their second process")
 	}
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg := pgtest.Config(t, schema)
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

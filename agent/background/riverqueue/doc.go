@@ -20,5 +20,8 @@
 //	...
 //	go queue.Work(ctx, manager.Run)
 //
+// Behind a pooler in transaction mode, River's client (its LISTEN, its leader
+// election) needs a pool of direct connections: [Options.Direct].
+//
 // See docs/sub-agents.md and docs/storage.md.
 package riverqueue

@@ -29,6 +29,7 @@ type env struct {
 	pool   *pgxpool.Pool
 	schema string
 	store  *postgres.Store
+	direct *pgxpool.Pool // River's client's, behind a pooler (pgtest.DirectPool)
 }
 
 func newEnv(t testing.TB) *env {
@@ -42,12 +43,12 @@ func newEnv(t testing.TB) *env {
 
 func openEnv(t testing.TB, pool *pgxpool.Pool, schema string) *env {
 	t.Helper()
-	store, err := postgres.New(context.Background(), pool, nil)
+	store, err := postgres.New(context.Background(), pool, &postgres.Options{Direct: pgtest.DirectOf(t, pool)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	return &env{pool: pool, schema: schema, store: store}
+	return &env{pool: pool, schema: schema, store: store, direct: pgtest.DirectPool(t, schema)}
 }
 
 // testOptions are short intervals, so that a crashed worker's job is rescued within seconds.
@@ -68,7 +69,9 @@ func testOptions(id string) *riverqueue.Options {
 
 func (e *env) queue(t testing.TB, id string) *riverqueue.Queue {
 	t.Helper()
-	q, err := riverqueue.New(e.pool, e.store, testOptions(id))
+	opts := testOptions(id)
+	opts.Direct = e.direct
+	q, err := riverqueue.New(e.pool, e.store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,8 @@ CREATE POLICY tenant ON river_job
 
 // Migrate applies, to the schema first on the pool's search_path, the Postgres
 // store's migrations ([postgres.Migrate]), then River's, then the tenant
-// policy of River's job table, each part under an advisory lock so that
-// instances starting together are safe. It returns the store's versions it
+// policy of River's job table, each step in a transaction under an advisory
+// lock so that instances starting together are safe. It returns the store's versions it
 // applied and River's.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (store, river []int, err error) {
 	store, err = postgres.Migrate(ctx, pool)
@@ -42,27 +42,21 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (store, river []int, err e
 	}
 	// River's migrations add enum values, which Postgres does not let a
 	// transaction use before it commits: they run each in a transaction of
-	// its own, under a session lock.
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)
-	}
-	defer conn.Release()
+	// its own, which first takes a transaction-scoped lock, so that instances
+	// starting together take turns and a pooler in transaction mode between
+	// holds nothing across transactions.
 	const key = `hashtextextended('typeshift.river.migrate.' || coalesce(current_schema(), ''), 0)`
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+key+`)`); err != nil {
-		return store, nil, fmt.Errorf("riverqueue: migrate: taking the advisory lock: %w", err)
+	locked := func(fn func(tx pgx.Tx) error) error {
+		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+key+`)`); err != nil {
+				return fmt.Errorf("taking the advisory lock: %w", err)
+			}
+			return fn(tx)
+		})
 	}
-	defer func() {
-		if _, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+key+`)`); uerr != nil {
-			_ = conn.Hijack().Close(context.WithoutCancel(ctx))
-		}
-	}()
-	// Everything runs on the locked connection: another taken from the pool
-	// could wait for ever behind instances that hold the pool's other
-	// connections while they wait for the lock.
 	for err == nil {
 		var res *rivermigrate.MigrateResult
-		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		err = locked(func(tx pgx.Tx) error {
 			var err error
 			res, err = migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
 			return err
@@ -75,7 +69,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (store, river []int, err e
 		}
 	}
 	if err == nil {
-		_, err = conn.Exec(ctx, qJobPolicy)
+		err = locked(func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, qJobPolicy)
+			return err
+		})
 	}
 	if err != nil {
 		return store, nil, fmt.Errorf("riverqueue: migrate: %w", err)

@@ -57,6 +57,14 @@ type Options struct {
 	// Logger receives River's logs; nil means River's default (warnings to
 	// stdout).
 	Logger *slog.Logger
+	// Direct is a pool of direct connections to the same database and
+	// schema for the River client of Work: its LISTEN for new jobs and
+	// cancellations, its leader election and its fetches and completions,
+	// which hold a session. nil means the pool given to New, which New
+	// refuses when the store found it behind a pooler in transaction mode
+	// (see [postgres.Options.Direct]); Work refuses it then too. Jobs are
+	// still enqueued, and their rows written, through the pool given to New.
+	Direct *pgxpool.Pool
 }
 
 // Queue is a [background.Queue] whose jobs are River jobs in Postgres, beside
@@ -70,8 +78,8 @@ type Queue struct {
 
 var _ background.Queue = (*Queue)(nil)
 
-// New returns a queue whose River client works on pool and whose rows go
-// through store. pool's role must own River's tables (or bypass row-level
+// New returns a queue whose River client works on pool (or on
+// [Options.Direct]) and whose rows go through store. pool's role must own River's tables (or bypass row-level
 // security), as the role that ran [Migrate] does, so that its workers see
 // every tenant's jobs; store's tenant rules bind the role in any case, so
 // store may be over the same pool. The schema must have been migrated with
@@ -83,6 +91,11 @@ func New(pool *pgxpool.Pool, store *postgres.Store, opts *Options) (*Queue, erro
 	q := &Queue{pool: pool, store: store}
 	if opts != nil {
 		q.opts = *opts
+	}
+	if q.opts.Direct == nil && store.Pooled() {
+		return nil, &postgres.ConfigError{Setting: "riverqueue.Options.Direct",
+			Problem: "the store's pool reaches Postgres through a pooler, which cannot hold River's LISTEN and leader election",
+			Fix:     "set it to a pool of direct connections to the same database (TYPESHIFT_DATABASE_DIRECT_URL in the examples)"}
 	}
 	q.opts.Queue = cmp.Or(q.opts.Queue, "typeshift_background")
 	q.opts.Workers = cmp.Or(q.opts.Workers, 10)

@@ -86,6 +86,7 @@ func TestRetried(t *testing.T) {
 
 	// Attempts that all fail end the job as failed, reported with the reason.
 	opts := testOptions("c")
+	opts.Direct = e.direct
 	opts.MaxAttempts = 2
 	opts.Queue = "failing" // not the first queue's workers
 	q3, err := riverqueue.New(e.pool, e.store, opts)
@@ -146,6 +147,7 @@ func TestCancel(t *testing.T) {
 	ctx := t.Context()
 	e.caller(t, tenant, "caller")
 	opts := testOptions("a")
+	opts.Direct = e.direct
 	opts.RescueAfter = time.Minute // the running job ends by its cancellation, not by another attempt
 	q, err := riverqueue.New(e.pool, e.store, opts)
 	is.NoErr(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/typeshift-go/typeshift/agent/background"
+	"github.com/typeshift-go/typeshift/storage/postgres"
 )
 
 // Work implements [background.Queue]: it starts a River client that runs this
@@ -45,7 +46,20 @@ func (q *Queue) Work(ctx context.Context, run background.RunFunc) error {
 	if q.opts.Backoff != nil {
 		cfg.RetryPolicy = backoff(q.opts.Backoff)
 	}
-	client, err := river.NewClient(riverpgxv5.New(q.pool), cfg)
+	pool := q.opts.Direct
+	if pool == nil {
+		pool = q.pool
+		behind, err := postgres.ThroughPooler(ctx, pool)
+		if err != nil {
+			return fmt.Errorf("riverqueue: %w", err)
+		}
+		if behind {
+			return &postgres.ConfigError{Setting: "riverqueue.Options.Direct",
+				Problem: "the queue's pool reaches Postgres through a pooler, which cannot hold River's LISTEN and leader election",
+				Fix:     "set it to a pool of direct connections to the same database"}
+		}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return fmt.Errorf("riverqueue: %w", err)
 	}

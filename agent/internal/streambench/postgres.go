@@ -97,7 +97,11 @@ func (pg *PG) open(prepare func(*pgxpool.Pool)) (*postgres.Store, *pgxpool.Pool,
 	if prepare != nil {
 		prepare(pool)
 	}
-	s, err := postgres.New(context.Background(), pool, &postgres.Options{EventRetention: pg.opts.EventRetention})
+	direct := pgtest.DirectOf(tb, pool) // behind a pooler (package pgtest): counted too
+	if direct != nil {
+		direct.Tracer = c
+	}
+	s, err := postgres.New(context.Background(), pool, &postgres.Options{EventRetention: pg.opts.EventRetention, Direct: direct})
 	if err != nil {
 		tb.Fatalf("opening the store: %v", err)
 	}

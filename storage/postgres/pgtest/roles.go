@@ -51,7 +51,7 @@ func Grant(t testing.TB, pool *pgxpool.Pool, schema, role string) {
 }
 
 // RolePool opens a pool on schema that logs in with url, closed when the test
-// ends. When setRole is not empty every connection runs SET ROLE setRole
+// ends; the connections are direct, to the schema's database when [Pooled]. When setRole is not empty every connection runs SET ROLE setRole
 // before the pool hands it out.
 func RolePool(t testing.TB, url, schema, setRole string) *pgxpool.Pool {
 	t.Helper()
@@ -59,7 +59,7 @@ func RolePool(t testing.TB, url, schema, setRole string) *pgxpool.Pool {
 	if err != nil {
 		t.Fatalf("parsing a role's URL: %v", err)
 	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg.ConnConfig = directConfig(t, url, schema)
 	if setRole != "" {
 		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 			_, err := c.Exec(ctx, "SET ROLE "+pgx.Identifier{setRole}.Sanitize())
