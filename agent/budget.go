@@ -425,7 +425,8 @@ func (h *Host) advances(ri *runInput) bool {
 // here, and used by Host.tools). The meter's first reservation is spared when the real request fits.
 func (h *Host) settingsAhead(ctx context.Context, st *runState) (json.RawMessage, error) {
 	ri, a := &st.ask.input, st.ahead
-	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, &st.session.run)
+	run := st.session.view()
+	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, &run)
 	pre := codeDefaults(h.agent)
 	if a.offered.err != nil || pre.apply("run", ri.settings, h.decl.Configurable) != nil {
 		return h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind) // the run fails as it would

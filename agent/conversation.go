@@ -381,7 +381,7 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 // feedWhole gives the watchers of a run that did not stream its new messages, whole, when someone watches the
 // conversation now; a run nobody watches costs nothing here.
 func (c *conversationRun) feedWhole(resp *chat.Response) {
-	if resp == nil || !(c.watches.elsewhere.watched.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
+	if resp == nil || !(c.watches.elsewhere.watched.Load() || c.h.feeds().watched(liveKey{c.settingsID, c.id})) {
 		return
 	}
 	f := newRunFeed(c, c.lease.claimHead)

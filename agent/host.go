@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -113,7 +114,10 @@ type Host struct {
 	offer    *toolset.Combined
 	invoker  ToolInvoker
 	exitPlan *toolset.Tool
-	live     liveRuns    // runs holding their conversation, for Steer
+	live     liveRuns // runs holding their conversation, for Steer
+	// hub holds the feeds of the conversations the host runs and watches, shared with the hosts it is joined to
+	// (live.go).
+	hub      atomic.Pointer[feedRegistry]
 	handoffs handoffs    // the agents runs may hand their conversation to
 	fixed    chat.Client // Config.Client, instrumented
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
@@ -147,6 +151,7 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
+	h.useFeeds()
 	if d, ok := a.(Declared); ok {
 		h.decl = d.TypeshiftDeclaration()
 	} else {
@@ -335,34 +340,44 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	st.session.start(toolset.Run{SettingsID: ri.settingsID, ConversationID: ri.conversationID, RunID: newRunID(),
 		Agent: h.decl.Name, Mode: ri.mode}, ri.standing)
 
+	// Load: the conversation is claimed and read before anything is decided.
 	claimed, err := h.claimFirst(ctx, st, in.msgs)
 	if err != nil {
 		return prepared{}, in, err
 	}
-	if h.cfg.Meter != nil && h.advances(ri) {
-		st.ahead = &ahead{input: in.msgs}
-	}
-	client, err := h.resolve(ctx, st, claimed)
-	if err != nil {
-		h.dropAhead(ctx, st)
-		claimed.drop()
-		return prepared{}, in, err
-	}
-	// The conversation comes last: nothing after it can fail and leave it claimed.
 	conv, err := h.openConversation(ctx, st, &in, claimed)
 	if err != nil {
 		claimed.drop() // claimed by claimFirst, for a run refused before it took the claim over
 		return prepared{}, in, err
 	}
-	p := prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.ask.opts, conv: conv}
+	// Decide: the agent whose run it is (the conversation goes to the agent that answered last), and with it the
+	// mode and the standing approvals the conversation stored (openConversation).
+	run := h
 	if conv != nil {
-		// The conversation's next run goes to the agent that answered last, under the claim taken here.
-		if p, err = h.route(ctx, p, conv); err != nil {
+		if run, st, err = h.route(conv, st); err != nil {
 			_ = conv.close()
 			return prepared{}, in, err
 		}
+		if run != h {
+			claimed = nil // its stored settings are h's
+		}
 	}
-	return p, in, nil
+	// Build: the tools, resolved once with the run as it is, and the pipeline, once.
+	if run.cfg.Meter != nil && run.advances(ri) {
+		st.ahead = &ahead{input: in.msgs}
+	}
+	client, err := run.resolve(ctx, st, claimed)
+	if err != nil {
+		run.dropAhead(ctx, st)
+		if conv != nil {
+			_ = conv.close()
+		}
+		if run != h {
+			err = fmt.Errorf("handing the conversation to agent %s: %w", run.decl.Name, err)
+		}
+		return prepared{}, in, err
+	}
+	return prepared{st: st, client: run.pipeline(st, client, conv), opts: &st.ask.opts, conv: conv}, in, nil
 }
 
 // resolve layers a run's settings (code defaults, the stored settings, the run's), creates its tools and options,
@@ -391,7 +406,8 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
 		return nil, err
 	}
-	tools, hidden, err := h.tools(ctx, &st.session.run, st.aheadOffered(), r.toolLayers)
+	run := st.session.view()
+	tools, hidden, err := h.tools(ctx, &run, st.aheadOffered(), r.toolLayers)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 		shown: &st.shown, tools: &s.tools}
 	var c chat.Client = &s.approvals
 	if len(h.cfg.ContextProviders) > 0 {
-		c = &contextClient{next: c, run: &st.session.run, providers: h.cfg.ContextProviders}
+		c = &contextClient{next: c, session: &st.session, providers: h.cfg.ContextProviders}
 	}
 	return meterEnd(st.costs, conv, runMiddleware(c, h.cfg.Middleware))
 }
