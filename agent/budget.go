@@ -425,8 +425,7 @@ func (h *Host) advances(ri *runInput) bool {
 // here, and used by Host.tools). The meter's first reservation is spared when the real request fits.
 func (h *Host) settingsAhead(ctx context.Context, st *runState) (json.RawMessage, error) {
 	ri, a := &st.ask.input, st.ahead
-	run := st.session.view()
-	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, &run)
+	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, st.ask.show(st.session.view()))
 	pre := codeDefaults(h.agent)
 	if a.offered.err != nil || pre.apply("run", ri.settings, h.decl.Configurable) != nil {
 		return h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind) // the run fails as it would
