@@ -148,3 +148,11 @@ func (h *Host) picked(name string) bool {
 	}
 	return false
 }
+
+// leaseTTL is Config.LeaseTTL, or its default.
+func (h *Host) leaseTTL() time.Duration {
+	if h.cfg.LeaseTTL > 0 {
+		return h.cfg.LeaseTTL
+	}
+	return DefaultLeaseTTL
+}

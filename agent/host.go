@@ -240,7 +240,7 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	}
 	client, err := run.resolve(ctx, st, claimed)
 	if err != nil {
-		run.dropAhead(ctx, st)
+		st.ahead.drop(ctx, run.cfg.Store)
 		if conv != nil {
 			_ = conv.close()
 		}
@@ -263,7 +263,7 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 		var doc json.RawMessage
 		var err error
 		if st.ahead != nil {
-			doc, err = h.settingsAhead(ctx, st)
+			doc, err = h.settingsAhead(ctx, a, a.show(st.session.view()), st.ahead)
 		} else {
 			doc, err = claimed.settings(ctx, h, ri.settingsID)
 		}
@@ -277,7 +277,7 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
 		return nil, err
 	}
-	tools, hidden, err := h.tools(ctx, a.show(st.session.view()), st.aheadOffered(), r.toolLayers)
+	tools, hidden, err := h.tools(ctx, a.show(st.session.view()), st.ahead.tools(), r.toolLayers)
 	if err != nil {
 		return nil, err
 	}
