@@ -13,8 +13,8 @@ import (
 type runAsk struct {
 	h        *Host
 	input    runInput
+	// resolved holds the run's settings, its chat options (resolved.opts, with the run's tools) among them.
 	resolved resolved
-	opts     chat.Options
 	// hidden are the names of tools a toolset.Filter in the run's sources hid (the agent's picks among them): a
 	// call to one is answered as not available, never as unknown.
 	hidden []string
@@ -51,7 +51,10 @@ func (a *runAsk) show(run toolset.Run) *toolset.Run {
 	return &a.shown
 }
 
-// decide records the run's chat options, its tools among them, and the names of the tools filters hid.
-func (a *runAsk) decide(opts chat.Options, hidden []string) {
-	a.opts, a.hidden = opts, hidden
+// decide records the run's tools, in its chat options, and the names of the tools filters hid.
+func (a *runAsk) decide(tools []*toolset.Tool, hidden []string) {
+	a.resolved.opts.Tools, a.hidden = tools, hidden
 }
+
+// options returns the run's chat options: those its settings resolved, with its tools.
+func (a *runAsk) options() *chat.Options { return &a.resolved.opts }

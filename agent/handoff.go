@@ -437,7 +437,7 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 		st.costs.takeOver(ctx, from.costs) // the run keeps its place in its tenant's budget
 		c.switchTo(st)
 		var more *chat.Response
-		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)
+		more, err = callNext(ctx, stages, msgs, st.ask.options(), emit, false)
 		r.first.usage.add(st.usage.total())
 		if c, ok := st.costs.runCost(); ok {
 			r.first.costs.addCost(c)

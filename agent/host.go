@@ -249,7 +249,7 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 		}
 		return prepared{}, in, err
 	}
-	return prepared{st: st, client: run.pipeline(st, client, conv), opts: &st.ask.opts, conv: conv}, in, nil
+	return prepared{st: st, client: run.pipeline(st, client, conv), opts: st.ask.options(), conv: conv}, in, nil
 }
 
 // resolve layers a run's settings (code defaults, the stored settings, the run's), creates its tools and options,
@@ -284,11 +284,9 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	if tools, err = h.handoffTools(ri.conversationID, tools); err != nil {
 		return nil, err
 	}
-	opts := r.opts // a copy: the agent's recorded defaults stay as they are
-	opts.Tools = tools
-	a.decide(opts, hidden)
+	a.decide(tools, hidden) // in the run's own copy of the options: the agent's recorded defaults stay as they are
 
-	return h.runClient(ctx, r.provider, a.opts.Model, r.fallback)
+	return h.runClient(ctx, r.provider, r.opts.Model, r.fallback)
 }
 
 // runClient returns the client a run calls: its model's, tried again as Config.Retry says, then each model of
