@@ -11,8 +11,8 @@ import (
 //
 //typeshift:owned
 type runAsk struct {
-	h        *Host
-	input    runInput
+	h     *Host
+	input runInput
 	// resolved holds the run's settings, its chat options (resolved.opts, with the run's tools) among them.
 	resolved resolved
 	// hidden are the names of tools a toolset.Filter in the run's sources hid (the agent's picks among them): a
