@@ -82,3 +82,19 @@ func secondRun(t *testing.T, h *agent.Host) {
 	is.NoErr(err)
 	is.Equal(res.Text(), "steered to B")
 }
+
+// TestShareFeeds: two hosts over one store that gives no hub (a decorator of the memory store) share their feeds
+// once joined, so that a watcher reached through one follows, from memory, a run of the other, and steering
+// through it reaches the run.
+func TestShareFeeds(t *testing.T) {
+	s, _ := hooked(memory.New())
+	model := &steeredModel{}
+	inTool, toolGo := make(chan struct{}), make(chan struct{})
+	runner := host(model.client(), agent.Config{Store: s}, tool("wait", waitTool(inTool, toolGo)))
+	other := host(chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+		return nil, errors.New("the other host never runs")
+	}), agent.Config{Store: s})
+	agent.ShareFeeds(runner, other)
+	steerAndWatch(t, runner, other, model, inTool, toolGo)
+	steerStoredAfterResults(t, s)
+}
