@@ -235,7 +235,8 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 				results[i] = chat.ToolResult{CallID: call.ID, Error: "The plan was not approved: " + sentence(r.reason) + " Stay in plan mode and revise it."}
 				continue
 			}
-			notifyRejected(ctx, a.tool(r.req.ToolID, opts), &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &a.session.run}, r.reason)
+			run := a.session.view()
+			notifyRejected(ctx, a.tool(r.req.ToolID, opts), &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &run}, r.reason)
 			results[i] = chat.ToolResult{CallID: call.ID, Error: r.reason}
 			continue
 		}

@@ -104,13 +104,16 @@ func (c Cost) Add(d Cost) Cost {
 }
 
 // meterState is one agent's part of a run under Config.Meter: the RunMeter, started at the first model call, and
-// the cost so far. A run without a Meter has none.
+// the cost so far. A run without a Meter has none. It is handed what the meter needs when it is built, the run
+// already decided (its conversation claimed, its provider known): never the host, the run's state or its
+// conversation.
 //
 //typeshift:owned
 type meterState struct {
-	h    *Host
-	st   *runState
-	conv *conversationRun
+	meter Meter
+	run   MeteredRun                // the run as Begin is told of it, but for Ahead
+	ahead *ahead                    // the first model call reserved with the settings read, or nil
+	store storage.ConversationStore // where what ahead reserved is ended, if the run's meter does not take it
 
 	mu    sync.Mutex // guards cost: the End of a sub-agent's abandoned call may race the run's end
 	rm    RunMeter
@@ -121,12 +124,14 @@ type meterState struct {
 	prev RunMeter
 }
 
-// newMeterState returns the run's part under Config.Meter, or nil without one.
-func (h *Host) newMeterState(st *runState, conv *conversationRun) *meterState {
-	if h.cfg.Meter == nil {
+// newMeterState returns the part of a run under meter, or nil without one: run names the run, leaseToken is its
+// claim's token ("" without a conversation), a what the store reserved ahead of it (nil for nothing).
+func newMeterState(meter Meter, run MeteredRun, leaseToken string, a *ahead, store storage.ConversationStore) *meterState {
+	if meter == nil {
 		return nil
 	}
-	return &meterState{h: h, st: st, conv: conv}
+	run.LeaseToken = leaseToken
+	return &meterState{meter: meter, run: run, ahead: a, store: store}
 }
 
 // metered wraps the run's provider client in the run's meter, and returns it unchanged without Config.Meter.
@@ -139,8 +144,8 @@ func metered(m *meterState, provider chat.Client) chat.Client {
 
 // meterEnd wraps a run's stages so that the meter is told when the run's agent is done. A conversation's run
 // ends its meter itself, with its last store (conversationRun.end), and when it is handed on (respond).
-func meterEnd(m *meterState, conv *conversationRun, c chat.Client) chat.Client {
-	if m == nil || conv != nil {
+func meterEnd(m *meterState, inConversation bool, c chat.Client) chat.Client {
+	if m == nil || inConversation {
 		return c
 	}
 	return meterEndClient{next: c, m: m}
@@ -171,19 +176,14 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	if m.begun {
 		return m.rm, nil
 	}
-	run := m.h.meteredRun(m.st, m.st.ask.resolved.provider)
-	if m.conv != nil {
-		run.LeaseToken = m.conv.currentClaim().Token
-	}
-	run.Ahead = m.st.aheadReserved()
-	rm, err := m.h.cfg.Meter.Begin(ctx, run)
+	run := m.run
+	run.Ahead = m.ahead.held()
+	rm, err := m.meter.Begin(ctx, run)
 	if err != nil {
-		m.h.dropAhead(ctx, m.st)
+		m.ahead.drop(ctx, m.store)
 		return nil, err
 	}
-	if run.Ahead != nil {
-		m.st.ahead.reserved = false // the RunMeter holds it
-	}
+	m.ahead.taken() // the RunMeter holds it, if anything was reserved
 	m.rm, m.begun = rm, true
 	if prev := m.prev; prev != nil {
 		m.prev = nil
@@ -235,7 +235,7 @@ func (m *meterState) end(ctx context.Context) {
 		rm.End(context.WithoutCancel(ctx))
 	}
 	m.begun, m.rm, m.prev = false, nil, nil
-	m.h.dropAhead(ctx, m.st) // the run ended before its first model call
+	m.ahead.drop(ctx, m.store) // the run ended before its first model call
 }
 
 // storedEnd returns what ends the run's meter in store's last step of a conversation's run, when the meter and
@@ -420,19 +420,20 @@ func (h *Host) advances(ri *runInput) bool {
 	return ok && am.Advances(h.cfg.Store)
 }
 
-// settingsAhead reads the run's stored settings and reserves its first model call in one step, for the request
-// as it stands without them: the code's defaults, the run's settings, the tools the composition offers (read
-// here, and used by Host.tools). The meter's first reservation is spared when the real request fits.
-func (h *Host) settingsAhead(ctx context.Context, st *runState) (json.RawMessage, error) {
-	ri, a := &st.ask.input, st.ahead
-	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, &st.session.run)
+// settingsAhead reads the run's stored settings and reserves its first model call in a, in one step, for the
+// request as it stands without them: the code's defaults, the run's settings, the tools the composition offers
+// (read here, shown run, and used by Host.tools). The meter's first reservation is spared when the real request
+// fits.
+func (h *Host) settingsAhead(ctx context.Context, ask *runAsk, run *toolset.Run, a *ahead) (json.RawMessage, error) {
+	ri := &ask.input
+	a.offered.tools, a.offered.hidden, a.offered.err = h.offer.ToolsHidden(ctx, run)
 	pre := codeDefaults(h.agent)
 	if a.offered.err != nil || pre.apply("run", ri.settings, h.decl.Configurable) != nil {
 		return h.cfg.Settings.Settings(ctx, ri.settingsID, h.decl.SettingsKind) // the run fails as it would
 	}
 	opts := pre.opts
 	opts.Tools = a.offered.tools
-	a.res = h.cfg.Meter.(AdvanceMeter).Advance(h.meteredRun(st, pre.provider), a.input, &opts)
+	a.res = h.cfg.Meter.(AdvanceMeter).Advance(h.meteredRun(*run, pre.provider), a.input, &opts)
 	doc, reserveErr, err := h.cfg.Store.(storage.SettingsReserver).GetSettingsReserve(ctx, h.decl.SettingsKind, a.res)
 	a.reserved = reserveErr == nil
 	if errors.Is(err, storage.ErrNotFound) {
@@ -444,39 +445,45 @@ func (h *Host) settingsAhead(ctx context.Context, st *runState) (json.RawMessage
 	return doc.Data, nil
 }
 
-// aheadReserved returns what the store holds for the run's first model call, or nil.
-func (st *runState) aheadReserved() *storage.BudgetReservation {
-	if st.ahead == nil || !st.ahead.reserved {
+// held returns what the store holds for the run's first model call, or nil.
+func (a *ahead) held() *storage.BudgetReservation {
+	if a == nil || !a.reserved {
 		return nil
 	}
-	return &st.ahead.res
+	return &a.res
 }
 
-// aheadOffered returns the tools settingsAhead read, or nil.
-func (st *runState) aheadOffered() *offeredTools {
-	if st.ahead == nil {
+// taken records that the run's meter holds what was reserved, if anything.
+func (a *ahead) taken() {
+	if a != nil {
+		a.reserved = false
+	}
+}
+
+// tools returns the tools settingsAhead read, or nil.
+func (a *ahead) tools() *offeredTools {
+	if a == nil {
 		return nil
 	}
-	return &st.ahead.offered
+	return &a.offered
 }
 
-// dropAhead ends what settingsAhead reserved for a run whose meter did not begin.
-func (h *Host) dropAhead(ctx context.Context, st *runState) {
-	res := st.aheadReserved()
+// drop ends what settingsAhead reserved in store for a run whose meter did not begin.
+func (a *ahead) drop(ctx context.Context, store storage.ConversationStore) {
+	res := a.held()
 	if res == nil {
 		return
 	}
-	st.ahead.reserved = false
-	if b, ok := h.cfg.Store.(storage.Budgeter); ok {
+	a.reserved = false
+	if b, ok := store.(storage.Budgeter); ok {
 		end := *res
 		end.Reserve, end.End = storage.BudgetSpend{}, true
 		_ = b.ReserveBudget(context.WithoutCancel(ctx), end)
 	}
 }
 
-// meteredRun names the run for its meter, its provider being provider.
-func (h *Host) meteredRun(st *runState, provider string) MeteredRun {
-	r := &st.session.run
-	return MeteredRun{SettingsID: r.SettingsID, ConversationID: r.ConversationID, LeaseTTL: h.leaseTTL(),
-		RunID: r.RunID, Agent: st.ask.name(), Provider: provider}
+// meteredRun names run, of h's agent, for its meter, its provider being provider.
+func (h *Host) meteredRun(run toolset.Run, provider string) MeteredRun {
+	return MeteredRun{SettingsID: run.SettingsID, ConversationID: run.ConversationID, LeaseTTL: h.leaseTTL(),
+		RunID: run.RunID, Agent: h.decl.Name, Provider: provider}
 }

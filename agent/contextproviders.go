@@ -38,7 +38,7 @@ func (f ContextFunc) Context(ctx context.Context, run *toolset.Run, msgs []chat.
 // contextClient asks the providers and adds what they give to a copy of the options and of the messages.
 type contextClient struct {
 	next      chat.Client
-	run       *toolset.Run // read: the run the providers see
+	session   *session // read: the run the providers are shown a copy of
 	providers []ContextProvider
 }
 
@@ -46,7 +46,8 @@ func (c *contextClient) gather(ctx context.Context, msgs []chat.Message, opts *c
 	o := opts.Clone()
 	var extra []chat.Message
 	for _, p := range c.providers {
-		got, err := p.Context(ctx, c.run, msgs)
+		run := c.session.view()
+		got, err := p.Context(ctx, &run, msgs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("context provider: %w", err)
 		}

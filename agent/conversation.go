@@ -121,29 +121,29 @@ func (r *runControl) overdue() bool {
 	return !r.ctxDone.IsZero() && time.Since(r.ctxDone) > finishTimeout
 }
 
-// openConversation claims the run's conversation, loads it, and puts its history before the run's input. It
-// returns nil when the run has no conversation.
-func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedInput, claimed *claimed) (*conversationRun, error) {
+// openConversation claims the run's conversation, loads it, and returns it with the run's messages: its history,
+// then input. It returns nil and input when the run has no conversation.
+func (h *Host) openConversation(ctx context.Context, st *runState, input []chat.Message, claimed *claimed) (*conversationRun, []chat.Message, error) {
 	ri := &st.ask.input
 	id := ri.conversationID
 	if id == "" {
-		return nil, nil
+		return nil, input, nil
 	}
 	switch {
 	case h.cfg.Store == nil:
-		return nil, ErrNoStore
+		return nil, nil, ErrNoStore
 	case ri.settingsID == "":
-		return nil, ErrNoSettingsID
+		return nil, nil, ErrNoSettingsID
 	case len(ri.history) > 0:
-		return nil, ErrHistoryWithConversation
+		return nil, nil, ErrHistoryWithConversation
 	}
-	if err := checkConversationInput(in.msgs); err != nil {
-		return nil, err
+	if err := checkConversationInput(input); err != nil {
+		return nil, nil, err
 	}
 	ttl := h.leaseTTL()
 	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl, claimed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ok := false
 	defer func() {
@@ -156,25 +156,23 @@ func (h *Host) openConversation(ctx context.Context, st *runState, in *preparedI
 	}
 	err = loadErr
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
-		return nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
+		return nil, nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
 	}
 	l, err := buildHistory(id, entries)
 	if err != nil {
-		return nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
+		return nil, nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}
 	}
-	if err := l.checkAnswers(in.msgs); err != nil {
-		return nil, err
+	if err := l.checkAnswers(input); err != nil {
+		return nil, nil, err
 	}
 	st.session.load(l.mode, ri.modeSet, l.standing)
 	c.routing.resume(l.agent)
 
-	input := in.msgs
-	in.msgs = append(l.msgs, in.msgs...)
-	in.nIn = len(in.msgs)
-	c.journal.open(input, in.msgs)
+	msgs := append(l.msgs, input...)
+	c.journal.open(input, msgs)
 	h.live.add(c)
 	ok = true
-	return c, nil
+	return c, msgs, nil
 }
 
 // owner names the process and agent holding a claim, for people reading the store.
@@ -381,7 +379,7 @@ func (c *conversationClient) Respond(ctx context.Context, msgs []chat.Message, o
 // feedWhole gives the watchers of a run that did not stream its new messages, whole, when someone watches the
 // conversation now; a run nobody watches costs nothing here.
 func (c *conversationRun) feedWhole(resp *chat.Response) {
-	if resp == nil || !(c.watches.elsewhere.watched.Load() || feeds.watched(liveKey{c.store, c.settingsID, c.id})) {
+	if resp == nil || !(c.watches.elsewhere.watched.Load() || c.h.feeds().watched(liveKey{c.settingsID, c.id})) {
 		return
 	}
 	f := newRunFeed(c, c.lease.claimHead)

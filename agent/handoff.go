@@ -115,6 +115,9 @@ func (h *Host) AddHandoffs(targets ...Handoff) error {
 		out = append(out, handoffTarget{host: t.To, tool: newHandoffTool(name, t)})
 	}
 	h.handoffs.targets = out
+	for _, t := range out {
+		joinFeeds(h, t.host) // a watcher reached through h follows the runs h hands on
+	}
 	return nil
 }
 
@@ -341,14 +344,20 @@ func decodeReason(args json.RawMessage) (string, error) {
 // the stages of to's pipeline below the conversation. The run settings of the caller (the Settings option) are
 // not carried: they were written for the agent the caller named.
 func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversationRun) (*runState, chat.Client, error) {
-	st := &runState{}
-	st.ask.continued(to, &from.ask, from.session.mode())
-	st.session.continueFrom(&from.session, to.decl.Name)
+	st := to.continued(from)
 	client, err := to.resolve(ctx, st, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("handing the conversation to agent %s: %w", to.decl.Name, err)
 	}
 	return st, to.stages(st, client, conv), nil
+}
+
+// continued returns the state of the run of to's agent that continues the run of from.
+func (to *Host) continued(from *runState) *runState {
+	st := &runState{}
+	st.ask.continued(to, &from.ask, from.session.mode())
+	st.session.continueFrom(&from.session, to.decl.Name)
+	return st
 }
 
 // switchTo makes st the conversation's run from now on: its steps are stored under st's agent, and steering for
@@ -362,29 +371,28 @@ func (c *conversationRun) switchTo(st *runState) {
 	r.routed = true
 }
 
-// route sends the conversation's run to the agent that answered last, when that is not the host's own: found
-// among the hosts h may hand off to, or an [UnknownAgentError]. It returns the run to start instead, or p.
-func (h *Host) route(ctx context.Context, p prepared, conv *conversationRun) (prepared, error) {
+// route decides whose run a conversation's run is: the agent that answered it last, when that is not the host's
+// own, found among the hosts h may hand off to, or an [UnknownAgentError]. It returns the host and the state of
+// the run to build: h and st, or the agent's, continuing st. Nothing is resolved before it, so the run's tools
+// are resolved once, by the agent that runs them.
+func (h *Host) route(conv *conversationRun, st *runState) (*Host, *runState, error) {
 	r := &conv.routing
 	if r.lastAgent == "" {
-		return p, nil
+		return h, st, nil
 	}
 	r.routed = true
 	if r.lastAgent == h.decl.Name {
-		return p, nil
+		return h, st, nil
 	}
 	to := h.findAgent(r.lastAgent)
 	if to == nil {
-		return p, &UnknownAgentError{ConversationID: conv.id, Agent: r.lastAgent, Host: h.decl.Name}
+		return h, st, &UnknownAgentError{ConversationID: conv.id, Agent: r.lastAgent, Host: h.decl.Name}
 	}
-	st, stages, err := to.continueWith(ctx, p.st, conv)
-	if err != nil {
-		return p, err
-	}
-	conv.switchTo(st)
+	next := to.continued(st)
+	conv.switchTo(next)
 	// The routed run is the run, and its state the Result's: it is no handoff within the run.
 	r.first = nil
-	return prepared{st: st, client: &conversationClient{next: stages, conv: conv}, opts: &st.ask.opts, conv: conv}, nil
+	return to, next, nil
 }
 
 // flushHandoff stores the handoff call's result under the agent that made it, before the next agent's first
@@ -429,7 +437,7 @@ func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []
 		st.costs.takeOver(ctx, from.costs) // the run keeps its place in its tenant's budget
 		c.switchTo(st)
 		var more *chat.Response
-		more, err = callNext(ctx, stages, msgs, &st.ask.opts, emit, false)
+		more, err = callNext(ctx, stages, msgs, st.ask.options(), emit, false)
 		r.first.usage.add(st.usage.total())
 		if c, ok := st.costs.runCost(); ok {
 			r.first.costs.addCost(c)

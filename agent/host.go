@@ -7,137 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"log/slog"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/telemetry"
-	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
 )
-
-// Config is what a [Host] runs an agent with. Only a client (Client or Providers) is required.
-type Config struct {
-	// Toolsets are the toolset instances the agent's [Use] calls pick from, by type. Instances the agent does
-	// not use are not offered.
-	Toolsets []toolset.Source
-	// Tools are offered to every run in addition to the agent's uses, such as composed sources ([toolset.Prefix]
-	// and the like), MCP servers' tools or tools built by hand. The uses and Tools are combined by the rules of
-	// [toolset.Combine]: a name offered twice fails the run with a [*toolset.ConflictError], except that
-	// standalone *toolset.Tool values may repeat a name (the first is offered).
-	Tools []toolset.Source
-
-	// Client answers every run when set. Otherwise Providers is asked for the client of the run's provider and
-	// model.
-	Client    chat.Client
-	Providers *chat.Providers
-	// Retry says how a model call that failed with a rate limit, an overload, a server error or an answer cut
-	// short is tried again, inside the run's deadline (see [chat.Retry]); nil means [chat.DefaultRetryPolicy],
-	// and MaxAttempts 1 turns retrying off. Each model of a fallback list (see [Agent.WithFallback]) is tried
-	// this way before the next is asked.
-	Retry *chat.RetryPolicy
-
-	// Settings returns the tenant's stored settings; nil means none, or Store's when Store is set.
-	Settings SettingsSource
-
-	// Store keeps the conversations of runs with a [Conversation] id, and, unless Settings is set, the stored
-	// settings. See docs/conversations.md.
-	Store storage.Store
-	// LeaseTTL is how long a run's claim on its conversation lasts unless renewed; zero means DefaultLeaseTTL.
-	// A crashed process's conversations are free again after it.
-	LeaseTTL time.Duration
-	// Owner names this process in the claims it takes, for people reading the store; "" means host:pid:agent.
-	Owner string
-
-	// Middleware wraps each pass of a run, outermost first, streaming included.
-	Middleware []chat.Middleware
-	// ContextProviders add instructions, messages and tools to each run.
-	ContextProviders []ContextProvider
-	// Rules decide approval requests before anyone is asked; the first decision other than Ask wins.
-	Rules []Rule
-	// ApprovalKey authenticates the approval requests the host issues (HMAC-SHA256 over the call), so that a run
-	// without a conversation, whose history the caller keeps ([Messages]), binds answers only to requests a host
-	// with this key issued. Nil means a random key of the process: such histories verify only in the process
-	// that ran them. Give every instance of a service the same secret key when callers keep histories across
-	// instances or restarts. Runs with a [Conversation] trust the stored requests and need no key.
-	ApprovalKey []byte
-	// ToolMiddleware wraps every tool invocation, outermost first.
-	ToolMiddleware []ToolMiddleware
-	// Inner wraps the provider's client below the tool loop, the checkpoints and the unique call ids, outermost
-	// first: the place for compaction, which sees every model call of the loop.
-	Inner []chat.Middleware
-	// Telemetry, when not nil, traces and measures every run: an invoke_agent span per run, an execute_tool span
-	// per tool call and a chat span (with the token and duration metrics) per model call.
-	Telemetry *telemetry.Instrumentation
-	// Meter, when not nil, prices each model call of a run and may refuse one before it is sent, such as to hold
-	// a tenant to a budget (see package budget and docs/budgets.md). A run's cost is in its [Result] and its end
-	// entry.
-	Meter Meter
-	// Instrument, when not nil, wraps the provider's client innermost (inside Telemetry's), for instrumentation
-	// of one's own.
-	Instrument func(chat.Client) chat.Client
-
-	// HideToolErrors sends the model `tool "x" failed` instead of a failing tool's error message. Retry requests
-	// and argument errors are always shown: they are written for the model.
-	HideToolErrors bool
-	// MaxResultBytes caps the JSON of one tool result; a longer result is cut and the model told so. The images
-	// of a toolset.Content result count against it by their size in base64, after its text: one that would pass
-	// it is left out, the model told so. Zero means 64 KiB; negative means no cap.
-	MaxResultBytes int
-	// ToolTimeout bounds each tool call. A tool still running when it passes is abandoned and the model told it
-	// timed out. Zero means no bound beyond the run's context.
-	ToolTimeout time.Duration
-	// Logger receives what the model must not read, such as a panicking tool's value and stack. Nil means
-	// [slog.Default] at the time of the log; slog.New(slog.DiscardHandler) discards it.
-	Logger *slog.Logger
-
-	// Handoffs are the agents a run with a [Conversation] may hand the conversation to, each offered as a tool
-	// handoff_to_<agent>; the conversation's next run goes to the agent that answered last. [Host.AddHandoffs]
-	// adds targets after the host exists, for handoffs both ways. See docs/handoff.md.
-	Handoffs []Handoff
-}
-
-// A Host runs one agent. It is safe for concurrent use: each run builds its own pipeline.
-type Host struct {
-	cfg   Config
-	agent *Agent
-	decl  Declaration
-	uses  []hostUse
-	// own offers the agent's own tools (generated code's OwnTools), or is nil.
-	own toolset.Source
-	// offer combines the uses (narrowed by their picks) and Config.Tools: the composition's rules find every name
-	// conflict, and its filters say which tools they hid.
-	offer    *toolset.Combined
-	invoker  ToolInvoker
-	exitPlan *toolset.Tool
-	live     liveRuns    // runs holding their conversation, for Steer
-	handoffs handoffs    // the agents runs may hand their conversation to
-	fixed    chat.Client // Config.Client, instrumented
-	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
-	// long as the host.
-	clients sync.Map // clientKey -> *instrumented
-
-	// leases renews the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run
-	// may read them with its claim (lease.go).
-	leases        leaseKeeper
-	storeSettings bool
-}
-
-type clientKey struct{ provider, model string }
-
-// instrumented is a provider's client and its instrumented form.
-type instrumented struct {
-	base, wrapped chat.Client
-}
-
-// hostUse is one of the agent's toolset uses, bound to its instance.
-type hostUse struct {
-	src              toolset.Source
-	include, exclude []string
-}
 
 // NewHost returns a host for the agent a, a pointer to a struct that embeds [Agent]. It runs a's Declare once and
 // binds its toolset uses to the instances in cfg.Toolsets.
@@ -150,6 +26,7 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
+	h.useFeeds()
 	if d, ok := a.(Declared); ok {
 		h.decl = d.TypeshiftDeclaration()
 	} else {
@@ -214,9 +91,6 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	}
 	return h, nil
 }
-
-// Name returns the agent's name.
-func (h *Host) Name() string { return h.decl.Name }
 
 // Run runs the agent to the end of its turn: until the model answers without calling tools, the run's budget is
 // spent, or approval requests are left. It never returns a nil Result: on an error, the Result holds what the
@@ -338,34 +212,47 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	st.session.start(toolset.Run{SettingsID: ri.settingsID, ConversationID: ri.conversationID, RunID: newRunID(),
 		Agent: h.decl.Name, Mode: ri.mode}, ri.standing)
 
+	// Load: the conversation is claimed and read before anything is decided.
 	claimed, err := h.claimFirst(ctx, st, in.msgs)
 	if err != nil {
 		return prepared{}, in, err
 	}
-	if h.cfg.Meter != nil && h.advances(ri) {
-		st.ahead = &ahead{input: in.msgs}
-	}
-	client, err := h.resolve(ctx, st, claimed)
-	if err != nil {
-		h.dropAhead(ctx, st)
-		claimed.drop()
-		return prepared{}, in, err
-	}
-	// The conversation comes last: nothing after it can fail and leave it claimed.
-	conv, err := h.openConversation(ctx, st, &in, claimed)
+	conv, msgs, err := h.openConversation(ctx, st, in.msgs, claimed)
 	if err != nil {
 		claimed.drop() // claimed by claimFirst, for a run refused before it took the claim over
 		return prepared{}, in, err
 	}
-	p := prepared{st: st, client: h.pipeline(st, client, conv), opts: &st.ask.opts, conv: conv}
 	if conv != nil {
-		// The conversation's next run goes to the agent that answered last, under the claim taken here.
-		if p, err = h.route(ctx, p, conv); err != nil {
+		in.msgs, in.nIn = msgs, len(msgs)
+	}
+	// Decide: the agent whose run it is (the conversation goes to the agent that answered last), and with it the
+	// mode and the standing approvals the conversation stored (openConversation).
+	run := h
+	if conv != nil {
+		if run, st, err = h.route(conv, st); err != nil {
 			_ = conv.close()
 			return prepared{}, in, err
 		}
+		if run != h {
+			claimed = nil // its stored settings are h's
+		}
 	}
-	return p, in, nil
+	// Build: the tools, resolved once with the run as it is, and the pipeline, once.
+	if run.cfg.Meter != nil && run.advances(ri) {
+		st.ahead = &ahead{input: in.msgs}
+	}
+	client, err := run.resolve(ctx, st, claimed)
+	if err != nil {
+		st.ahead.drop(ctx, run.cfg.Store)
+		if conv != nil {
+			_ = conv.close()
+		}
+		if run != h {
+			err = fmt.Errorf("handing the conversation to agent %s: %w", run.decl.Name, err)
+		}
+		return prepared{}, in, err
+	}
+	return prepared{st: st, client: run.pipeline(st, client, conv), opts: st.ask.options(), conv: conv}, in, nil
 }
 
 // resolve layers a run's settings (code defaults, the stored settings, the run's), creates its tools and options,
@@ -374,13 +261,12 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	a := &st.ask
 	ri := &a.input
 	// Settings layers: code defaults, then the stored settings, then the run's.
-	a.resolved = codeDefaults(h.agent)
-	r := &a.resolved
+	r := a.layer(codeDefaults(h.agent))
 	if h.cfg.Settings != nil && ri.settingsID != "" {
 		var doc json.RawMessage
 		var err error
 		if st.ahead != nil {
-			doc, err = h.settingsAhead(ctx, st)
+			doc, err = h.settingsAhead(ctx, a, a.show(st.session.view()), st.ahead)
 		} else {
 			doc, err = claimed.settings(ctx, h, ri.settingsID)
 		}
@@ -394,18 +280,16 @@ func (h *Host) resolve(ctx context.Context, st *runState, claimed *claimed) (cha
 	if err := r.apply("run", ri.settings, h.decl.Configurable); err != nil {
 		return nil, err
 	}
-	tools, hidden, err := h.tools(ctx, &st.session.run, st.aheadOffered(), r.toolLayers)
+	tools, hidden, err := h.tools(ctx, a.show(st.session.view()), st.ahead.tools(), r.toolLayers)
 	if err != nil {
 		return nil, err
 	}
-	a.hidden = hidden
 	if tools, err = h.handoffTools(ri.conversationID, tools); err != nil {
 		return nil, err
 	}
-	a.opts = r.opts // a copy: the agent's recorded defaults stay as they are
-	a.opts.Tools = tools
+	a.decide(tools, hidden) // in the run's own copy of the options: the agent's recorded defaults stay as they are
 
-	return h.runClient(ctx, r.provider, a.opts.Model, r.fallback)
+	return h.runClient(ctx, r.provider, r.opts.Model, r.fallback)
 }
 
 // runClient returns the client a run calls: its model's, tried again as Config.Retry says, then each model of
@@ -564,47 +448,6 @@ func (h *Host) tools(ctx context.Context, run *toolset.Run, offered *offeredTool
 		}
 	}
 	return out, hidden, nil
-}
-
-// picked reports whether one of the agent's picks leaves out a tool called name.
-func (h *Host) picked(name string) bool {
-	for _, u := range h.uses {
-		if slices.Contains(u.exclude, name) || (len(u.include) > 0 && !slices.Contains(u.include, name)) {
-			return true
-		}
-	}
-	return false
-}
-
-// runAsk is what a run was asked: the host and agent, the run's options, its resolved settings and chat options,
-// and the tools filters hid. It is filled in while the run is prepared (begin, Host.resolve) and never changed
-// after; the stages read it.
-//
-//typeshift:owned
-type runAsk struct {
-	h        *Host
-	input    runInput
-	resolved resolved
-	opts     chat.Options
-	// hidden are the names of tools a toolset.Filter in the run's sources hid (the agent's picks among them): a
-	// call to one is answered as not available, never as unknown.
-	hidden []string
-}
-
-// name is the name of the run's agent: the host's, for author names.
-func (a *runAsk) name() string { return a.h.decl.Name }
-
-// begin starts the ask of a run of h's agent and returns where its options go.
-func (a *runAsk) begin(h *Host) *runInput {
-	a.h = h
-	return &a.input
-}
-
-// continued starts the ask of a run handed to h's agent: the conversation and tenant of the run it continues, in
-// its mode.
-func (a *runAsk) continued(h *Host, from *runAsk, mode string) {
-	a.h = h
-	a.input = runInput{settingsID: from.input.settingsID, conversationID: from.input.conversationID, mode: mode, modeSet: true}
 }
 
 func newRunID() string {

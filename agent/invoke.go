@@ -91,9 +91,17 @@ type toolRunner struct {
 	conv    *conversationRun // where an approved call is marked as started; nil without a conversation
 }
 
+// callView is a tool call and the copy of the run it is shown.
+type callView struct {
+	call toolset.Call
+	run  toolset.Run
+}
+
 // invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
 func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) (chat.ToolResult, error) {
-	tc := &toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &r.session.run}
+	v := &callView{run: r.session.view()} // the call and its view of the run, allocated together
+	tc := &v.call
+	*tc = toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &v.run}
 	if len(tc.Arguments) == 0 {
 		tc.Arguments = emptyObject
 	}

@@ -284,14 +284,6 @@ func (p *claimed) drop() {
 	}
 }
 
-// leaseTTL is Config.LeaseTTL, or its default.
-func (h *Host) leaseTTL() time.Duration {
-	if h.cfg.LeaseTTL > 0 {
-		return h.cfg.LeaseTTL
-	}
-	return DefaultLeaseTTL
-}
-
 // newConversationRun returns the run's hold on its conversation, not yet claimed, following the store's steering
 // signals already: watching before claiming means that every steering input accepted under the claim signals
 // the run. Input queued under an earlier run's claim that crashed is in the conversation once the claim succeeds.

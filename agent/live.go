@@ -44,19 +44,73 @@ type liveEvent struct {
 	size int
 }
 
-// liveKey names a conversation of a store.
+// liveKey names a conversation of the store a registry's hosts share.
 type liveKey struct {
-	store                      storage.ConversationStore
 	settingsID, conversationID string
 }
 
-// feeds are the conversations of this process's runs and watchers. A package variable, not a host's field: hosts
-// of different agents share a store, and a watcher reached through one host follows a run of another.
-var feeds feedRegistry
-
+// feedRegistry holds the feeds of the conversations that a group of hosts run and watch in this process. It
+// belongs to the hosts, or to the store they are given ([storage.HubStore]), never to the package: a store is a
+// user's value, which may be a struct that cannot be compared (a decorator with a func field), so nothing is keyed
+// by it. The hosts of one store's hub share its registry; so do hosts joined by handoffs (Host.AddHandoffs) and
+// those given to [ShareFeeds], when their stores give no hub.
 type feedRegistry struct {
 	mu    sync.Mutex
 	convs map[liveKey]*feed
+	// hosts are the hosts that share it, guarded by joinMu; a store's registry (ofStore) keeps none: every host
+	// of the store finds it there.
+	hosts   []*Host
+	ofStore bool
+}
+
+// joinMu orders the joining of registries: a host's registry is read without it (Host.feeds).
+var joinMu sync.Mutex
+
+// feeds returns the registry of h's conversations' feeds.
+func (h *Host) feeds() *feedRegistry { return h.hub.Load() }
+
+// useFeeds gives h its registry: its store's, when the store gives a hub, or one of its own.
+func (h *Host) useFeeds() {
+	if hs, ok := h.cfg.Store.(storage.HubStore); ok {
+		h.hub.Store(hs.Hub().Value(func() any { return &feedRegistry{ofStore: true} }).(*feedRegistry))
+		return
+	}
+	h.hub.Store(&feedRegistry{hosts: []*Host{h}})
+}
+
+// ShareFeeds makes the hosts' runs and watchers share their conversations' feeds in this process, so that a
+// watcher reached through any of them ([Host.Watch], [Host.WatchAfter]) follows, from memory, the streaming runs
+// of all of them. Hosts of one store that gives a hub ([storage.HubStore], as the memory and Postgres stores do)
+// and hosts joined by handoffs share them already: it is for hosts that share a store of another kind, such as a
+// decorator of one of those. Call it before the hosts' runs start: a watcher or a run live while it is called
+// keeps the feed it holds.
+func ShareFeeds(hosts ...*Host) {
+	for i := 1; i < len(hosts); i++ {
+		if hosts[0] != nil && hosts[i] != nil {
+			joinFeeds(hosts[0], hosts[i])
+		}
+	}
+}
+
+// joinFeeds makes a and b, and every host that shares a registry of its own with either, share one registry. The
+// registry of a store stays its store's: the other's hosts join it, and two stores' registries stay apart.
+func joinFeeds(a, b *Host) {
+	joinMu.Lock()
+	defer joinMu.Unlock()
+	ra, rb := a.feeds(), b.feeds()
+	switch {
+	case ra == rb || ra.ofStore && rb.ofStore:
+		return
+	case rb.ofStore, !ra.ofStore && len(ra.hosts) < len(rb.hosts):
+		ra, rb = rb, ra
+	}
+	for _, h := range rb.hosts {
+		h.hub.Store(ra)
+	}
+	if !ra.ofStore {
+		ra.hosts = append(ra.hosts, rb.hosts...)
+	}
+	rb.hosts = nil
 }
 
 // acquire returns key's feed, made if need be, held until release.
@@ -68,7 +122,7 @@ func (r *feedRegistry) acquire(key liveKey) *feed {
 	}
 	f := r.convs[key]
 	if f == nil {
-		f = &feed{key: key}
+		f = &feed{key: key, reg: r}
 		r.convs[key] = f
 	}
 	f.refs++
@@ -77,7 +131,8 @@ func (r *feedRegistry) acquire(key liveKey) *feed {
 }
 
 // release lets f go; a feed nobody holds is dropped after liveRetention.
-func (r *feedRegistry) release(f *feed) {
+func (f *feed) release() {
+	r := f.reg
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f.refs--
@@ -106,6 +161,7 @@ func (r *feedRegistry) watched(key liveKey) bool {
 // guarded by the registry's lock, the rest by mu.
 type feed struct {
 	key       liveKey
+	reg       *feedRegistry // the registry that holds it
 	refs      int
 	idle      uint64
 	mu        sync.Mutex

@@ -19,20 +19,14 @@ func TestFeedsBounded(t *testing.T) {
 	saved := liveRetention
 	liveRetention = 20 * time.Millisecond
 	t.Cleanup(func() { liveRetention = saved })
-	store := memory.New() // a store of its own: no other test's feeds share its keys
+	feeds := &feedRegistry{} // a registry of its own: no other test's feeds are in it
 	mine := func() int {
 		feeds.mu.Lock()
 		defer feeds.mu.Unlock()
-		n := 0
-		for k := range feeds.convs {
-			if k.store == store {
-				n++
-			}
-		}
-		return n
+		return len(feeds.convs)
 	}
 
-	f := feeds.acquire(liveKey{store, "t", "big"})
+	f := feeds.acquire(liveKey{"t", "big"})
 	text := strings.Repeat("x", 2000)
 	for i := range feedEvents + 500 {
 		f.add(liveEvent{id: int64(i + 1), u: chat.Update{Parts: []chat.Part{chat.Text{Text: text}}}, size: sizeOf(chat.Update{Parts: []chat.Part{chat.Text{Text: text}}})})
@@ -43,10 +37,10 @@ func TestFeedsBounded(t *testing.T) {
 	is.True(n <= feedEvents)                   // no more events than the bound
 	is.True(bytes <= feedBytes)                // nor more bytes
 	is.Equal(first, int64(feedEvents+500-n+1)) // the oldest went first
-	feeds.release(f)
+	f.release()
 
 	for i := range 1000 {
-		feeds.release(feeds.acquire(liveKey{store, "t", fmt.Sprint("c", i)}))
+		feeds.acquire(liveKey{"t", fmt.Sprint("c", i)}).release()
 	}
 	is.True(mine() >= 1000)
 	deadline := time.Now().Add(5 * time.Second)
@@ -56,20 +50,22 @@ func TestFeedsBounded(t *testing.T) {
 	is.Equal(mine(), 0) // every feed nobody holds is forgotten after the retention
 
 	// A feed held again before its retention ends is kept.
-	g := feeds.acquire(liveKey{store, "t", "again"})
-	feeds.release(g)
-	g2 := feeds.acquire(liveKey{store, "t", "again"})
+	g := feeds.acquire(liveKey{"t", "again"})
+	g.release()
+	g2 := feeds.acquire(liveKey{"t", "again"})
 	is.True(g == g2)
 	time.Sleep(3 * liveRetention)
-	is.True(feeds.watched(liveKey{store, "t", "again"})) // still held
-	feeds.release(g2)
+	is.True(feeds.watched(liveKey{"t", "again"})) // still held
+	g2.release()
 }
 
 // TestCoalescing: text and reasoning deltas gather into one event for the window or up to the size; a part that is
 // not a delta, a finish, and another message each close the event; ids follow one another after the base.
 func TestCoalescing(t *testing.T) {
 	is := is.New(t)
-	c := &conversationRun{h: &Host{}, st: &runState{}, store: memory.New(), settingsID: "t", id: "coalesced", watches: newWatches()}
+	h := &Host{}
+	h.useFeeds()
+	c := &conversationRun{h: h, st: &runState{}, store: memory.New(), settingsID: "t", id: "coalesced", watches: newWatches()}
 	f := newRunFeed(c, 100)
 	say := func(parts ...chat.Part) chat.Update { return chat.Update{Role: chat.RoleAssistant, Parts: parts} }
 	for _, w := range []string{"Hello", " there", ","} {

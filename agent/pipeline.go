@@ -81,7 +81,13 @@ func (h *Host) pipeline(st *runState, provider chat.Client, conv *conversationRu
 // conversation of the run it continues (see handoff.go).
 func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun) chat.Client {
 	st.rounds = newRounds(&st.ask.resolved.limits)
-	st.costs = h.newMeterState(st, conv)
+	if h.cfg.Meter != nil {
+		var token string
+		if conv != nil {
+			token = conv.currentClaim().Token // claimed before the run was built
+		}
+		st.costs = newMeterState(h.cfg.Meter, h.meteredRun(st.session.view(), st.ask.resolved.provider), token, st.ahead, h.cfg.Store)
+	}
 	s := &st.stages
 	var cp *checkpoint
 	if conv != nil {
@@ -103,9 +109,9 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 		shown: &st.shown, tools: &s.tools}
 	var c chat.Client = &s.approvals
 	if len(h.cfg.ContextProviders) > 0 {
-		c = &contextClient{next: c, run: &st.session.run, providers: h.cfg.ContextProviders}
+		c = &contextClient{next: c, session: &st.session, providers: h.cfg.ContextProviders}
 	}
-	return meterEnd(st.costs, conv, runMiddleware(c, h.cfg.Middleware))
+	return meterEnd(st.costs, conv != nil, runMiddleware(c, h.cfg.Middleware))
 }
 
 // inner is Config.Inner over c, the first middleware outermost, as chat.Chain makes it. In a run with a

@@ -42,7 +42,7 @@ type runFeed struct {
 
 // newRunFeed starts the feed of c's streaming run. The run's events are numbered from head+1.
 func newRunFeed(c *conversationRun, head int64) *runFeed {
-	f := &runFeed{feed: feeds.acquire(liveKey{c.store, c.settingsID, c.id}), runID: c.st.session.run.RunID, base: head, next: head,
+	f := &runFeed{feed: c.h.feeds().acquire(liveKey{c.settingsID, c.id}), runID: c.st.session.run.RunID, base: head, next: head,
 		store: c.store, settingsID: c.settingsID, conversationID: c.id, tel: c.h.cfg.Telemetry, log: c.h.cfg.Logger}
 	if c.watches.elsewhere.watched.Load() {
 		f.startRelay()
@@ -180,7 +180,7 @@ func (f *runFeed) close(runErr error) int64 {
 	if f.relay != nil {
 		f.relay.finish(f.next)
 	}
-	feeds.release(f.feed)
+	f.feed.release()
 	return f.next
 }
 

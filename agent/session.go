@@ -29,6 +29,10 @@ type standingApproval struct {
 	args   string // "" approves every call of the tool
 }
 
+// view is what tools, their sources and context providers are shown of the run: a copy, theirs to keep or write
+// to, so that nothing they do reaches the run's own state.
+func (s *session) view() toolset.Run { return s.run }
+
 // mode is the run's mode now.
 func (s *session) mode() string { return s.run.Mode }
 

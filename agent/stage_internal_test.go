@@ -127,21 +127,23 @@ func TestApprovalStageAlone(t *testing.T) {
 
 func TestContextStageAlone(t *testing.T) {
 	is := is.New(t)
-	run := &toolset.Run{SettingsID: "t"}
+	sess := &session{run: toolset.Run{SettingsID: "t"}}
 	extra := echoTool("lookup", false)
-	var saw *toolset.Run
+	var saw toolset.Run
 	provider := ContextFunc(func(_ context.Context, r *toolset.Run, msgs []chat.Message) (Context, error) {
-		saw = r
+		saw = *r
+		r.Mode = "plan" // the provider's copy: the run's mode stays
 		return Context{Instructions: "The user prefers French.", Messages: []chat.Message{chat.UserText("a document")},
 			Tools: []*toolset.Tool{extra}}, nil
 	})
 	model := chattest.NewScript(chattest.Text("ok"))
-	c := &contextClient{next: model, run: run, providers: []ContextProvider{provider}}
+	c := &contextClient{next: model, session: sess, providers: []ContextProvider{provider}}
 	opts := &chat.Options{Instructions: "Be brief.", Tools: []*toolset.Tool{echoTool("echo", false)}}
 
 	_, err := c.Respond(context.Background(), []chat.Message{chat.UserText("hi")}, opts)
 	is.NoErr(err)
-	is.Equal(saw, run) // the provider sees the run it was given
+	is.Equal(saw, sess.run) // the provider sees a copy of the run
+	is.Equal(sess.mode(), "")
 	req := model.Requests()[0]
 	is.Equal(req.Options.Instructions, "Be brief.\n\nThe user prefers French.")
 	is.Equal(len(req.Options.Tools), 2)
@@ -151,7 +153,7 @@ func TestContextStageAlone(t *testing.T) {
 	is.Equal(len(opts.Tools), 1)
 
 	// A provider offering a tool the run offers already fails the pass before any model call.
-	c = &contextClient{next: model, run: run, providers: []ContextProvider{ContextFunc(func(context.Context, *toolset.Run, []chat.Message) (Context, error) {
+	c = &contextClient{next: model, session: sess, providers: []ContextProvider{ContextFunc(func(context.Context, *toolset.Run, []chat.Message) (Context, error) {
 		return Context{Tools: []*toolset.Tool{echoTool("echo", false)}}, nil
 	})}}
 	_, err = c.Respond(context.Background(), nil, opts)

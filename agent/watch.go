@@ -132,8 +132,8 @@ func (h *Host) WatchAfter(ctx context.Context, settingsID, conversationID string
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		f := feeds.acquire(liveKey{store, settingsID, conversationID})
-		defer feeds.release(f)
+		f := h.feeds().acquire(liveKey{settingsID, conversationID})
+		defer f.release()
 		local := f.subscribe()
 		defer f.unsubscribe(local)
 

@@ -1,4 +1,3 @@
-// Package archtest holds tests of the project's shape: rules that span packages.
 package archtest
 
 import (

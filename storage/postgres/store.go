@@ -68,7 +68,8 @@ type Store struct {
 	channel        string
 	eventRetention time.Duration
 
-	instance string // tells this store's watchers from other processes'
+	instance string      // tells this store's watchers from other processes'
+	hub      storage.Hub // where the hosts of this instance meet (storage.HubStore)
 
 	eventHub   watch.Hub // signalled by notifications of events
 	steerHub   watch.Hub // signalled by notifications of steering input
@@ -92,7 +93,11 @@ type Store struct {
 var (
 	_ storage.Store      = (*Store)(nil)
 	_ storage.EventRelay = (*Store)(nil)
+	_ storage.HubStore   = (*Store)(nil)
 )
+
+// Hub returns where the hosts sharing this store instance meet in this process.
+func (s *Store) Hub() *storage.Hub { return &s.hub }
 
 // Options configures a Store; nil or zero fields mean the defaults.
 type Options struct {

@@ -1,0 +1,70 @@
+package archtest
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// runOrder is the floor plan of package agent: its files from the top down, in the order a run meets them (see
+// docs/how-a-run-works.md). A file may use the names of the files below it; a use of a name above it is an arrow
+// back up, which TestRunFlowsOneWay bounds.
+var runOrder = []string{
+	// What callers use of a host beside a run: its description, the watch, asking for approval, a host as another
+	// agent's tool, checking a tool's arguments.
+	"doc.go", "describe.go", "offered.go", "watch.go", "askapproval.go", "caller.go", "subagent.go", "validate.go",
+	// A run's entry and its one path (load, decide, build, run, end), what it returns, and what the host is given.
+	"host.go", "result.go", "pipeline.go", "schemacheck.go",
+	// Load: the claim and the conversation.
+	"lease.go", "conversation.go",
+	// Decide: the agent.
+	"handoff.go",
+	// The stages, outermost first, and the conversation's parts beside them.
+	"journal.go", "steer.go", "relay.go", "live.go", "budget.go", "runmiddleware.go", "contextproviders.go",
+	"approvals.go", "rulefor.go", "rules.go", "authors.go", "toolloop.go", "invoke.go", "checkpoint.go",
+	"callids.go", "compaction.go", "cachehints.go",
+	// The parts of a run, and the words they are written in.
+	"ask.go", "session.go", "options.go", "settings.go", "history.go", "request.go", "plan.go",
+	"usage.go", "progress.go", "stream.go", "sanitize.go", "errors.go", "state.go",
+	// The agent's declaration, which the host binds once.
+	"config.go", "use.go", "agent.go", "declaration.go",
+}
+
+// maxUpArrows bounds the arrows from a file of package agent back up to a file above it in runOrder.
+const maxUpArrows = 44
+
+func TestRunFlowsOneWay(t *testing.T) {
+	is := is.New(t)
+	plan, err := LoadFloorPlan(filepath.Join("..", "..", "agent"), runOrder)
+	is.NoErr(err)
+	is.Equal(plan.Unplaced, []string(nil)) // every file of package agent has its place in runOrder
+	var b strings.Builder
+	for _, a := range plan.Up {
+		fmt.Fprintf(&b, "\n\t%s -> %s: %s", a.From, a.To, strings.Join(a.Names, ", "))
+	}
+	t.Logf("%d arrows, %d back up, %d pairs both ways:%s", len(plan.Arrows), len(plan.Up), plan.Mutual, b.String())
+	if len(plan.Up) > maxUpArrows {
+		t.Errorf("%d arrows run back up in package agent, more than %d: move the name down, or the use up", len(plan.Up), maxUpArrows)
+	}
+}
+
+// TestFloorPlanFindsTheArrowBackUp plants a package whose bottom file uses its top file's type and field, and one
+// whose middle file uses a name of the bottom one, and checks that only the first runs back up.
+func TestFloorPlanFindsTheArrowBackUp(t *testing.T) {
+	is := is.New(t)
+	plan, err := LoadFloorPlan(filepath.Join("testdata", "floorplan"), []string{"top.go", "middle.go", "bottom.go"})
+	is.NoErr(err)
+	is.Equal(plan.Unplaced, []string(nil))
+	is.Equal(len(plan.Arrows), 4) // top -> middle, top -> bottom, middle -> bottom, bottom -> top
+	is.Equal(plan.Up, []Arrow{{From: "bottom.go", To: "top.go", Names: []string{"Top", "n"}}})
+	is.Equal(plan.Mutual, 1) // top and bottom use each other's names
+
+	plan, err = LoadFloorPlan(filepath.Join("testdata", "floorplan"), []string{"bottom.go", "top.go"})
+	is.NoErr(err)
+	is.Equal(plan.Unplaced, []string{"middle.go"})
+	is.Equal(len(plan.Up), 1) // top -> bottom, now below it
+	is.Equal(plan.Up[0].From, "top.go")
+}

@@ -1,0 +1,3 @@
+package floorplan
+
+func middle() int { return helper }
