@@ -89,7 +89,7 @@ func TestDeclarations(t *testing.T) {
 		{"exclude", &picky{}, []toolset.Source{n, newTickets()}, "search_tickets,get_ticket", ""},
 		{"include", &includer{}, []toolset.Source{newTickets(), n}, "search_tickets,add_note", ""},
 		{"no picks, no declaration", &usesAll{}, []toolset.Source{newTickets()}, "search_tickets,get_ticket,close_ticket", ""},
-		{"picks need a declaration", &undeclared{}, []toolset.Source{newTickets()}, "", "run go generate"},
+		{"picks need a declaration", &undeclared{}, []toolset.Source{newTickets()}, "", "run go tool typeshift generate"},
 		{"missing instance", &picky{}, []toolset.Source{n}, "", "agent uses *agent_test.tickets but Config.Toolsets holds no instance of it"},
 		{"two instances", &picky{}, []toolset.Source{newTickets(), newTickets()}, "", "holds 2 instances"},
 		{"stale declaration", &stale{}, []toolset.Source{newTickets(), n}, "", "out of date"},

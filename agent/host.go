@@ -15,6 +15,10 @@ import (
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
+// regenerate is the advice an error about generated code gives: the generator's own command, which works in a
+// module with no //go:generate line.
+const regenerate = "run go tool typeshift generate ./... at the module's root (go run github.com/typeshift-go/typeshift/cmd/typeshift generate ./... where go.mod has no tool directive for it)"
+
 // NewHost returns a host for the agent a, a pointer to a struct that embeds [Agent]. It runs a's Declare once and
 // binds its toolset uses to the instances in cfg.Toolsets.
 func NewHost(a Declarer, cfg Config) (*Host, error) {
@@ -33,7 +37,7 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		h.decl = Declaration{Name: "agent"}
 		for _, u := range ag.uses {
 			if u.includes+u.excludes > 0 {
-				return nil, fmt.Errorf("agent %T picks tools with Include or Exclude but has no generated declaration: run go generate", a)
+				return nil, fmt.Errorf("agent %T picks tools with Include or Exclude but has no generated declaration: %s", a, regenerate)
 			}
 			h.decl.Uses = append(h.decl.Uses, UseDeclaration{Index: u.index})
 		}
@@ -69,7 +73,7 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	if o, ok := a.(OwnTools); ok {
 		h.own = &ownSource{name: h.decl.Name + " (own tools)", src: o}
 	} else if len(ag.tools) > 0 {
-		return nil, fmt.Errorf("agent %T adds tools of its own but its generated code does not offer them: run go generate: %w", a, toolset.ErrStale)
+		return nil, fmt.Errorf("agent %T adds tools of its own but its generated code does not offer them: %s: %w", a, regenerate, toolset.ErrStale)
 	}
 	if cfg.Client == nil && cfg.Providers == nil {
 		return nil, ErrNoClient
