@@ -281,7 +281,7 @@ func TestBudgetRefusalPerProtocol(t *testing.T) {
 				secs, err := strconv.Atoi(resp.header.Get("Retry-After"))
 				is.NoErr(err)
 				is.True(secs > 0 && secs <= 86400+1)
-				is.True(strings.Contains(lastError(t, id), "day limit of 0 tokens")) // the refused run's end is stored
+				is.True(strings.Contains(lastError(t, id), "day limit is 0 tokens")) // the refused run's end is stored
 
 				// The run may spend 6000 tokens: its first call (a tool call) spends 5800, its second is refused.
 				putBudget(map[string]any{"run": map[string]any{"tokens": 6000}})

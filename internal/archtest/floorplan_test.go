@@ -17,7 +17,7 @@ var runOrder = []string{
 	// agent's tool, checking a tool's arguments.
 	"doc.go", "describe.go", "offered.go", "watch.go", "askapproval.go", "caller.go", "subagent.go", "validate.go",
 	// A run's entry and its one path (load, decide, build, run, end), what it returns, and what the host is given.
-	"host.go", "result.go", "pipeline.go", "schemacheck.go",
+	"host.go", "configcheck.go", "result.go", "pipeline.go", "schemacheck.go",
 	// Load: the claim and the conversation.
 	"lease.go", "conversation.go",
 	// Decide: the agent.
@@ -30,11 +30,11 @@ var runOrder = []string{
 	"ask.go", "session.go", "options.go", "settings.go", "history.go", "request.go", "plan.go",
 	"usage.go", "progress.go", "stream.go", "sanitize.go", "errors.go", "state.go",
 	// The agent's declaration, which the host binds once.
-	"config.go", "use.go", "agent.go", "declaration.go",
+	"config.go", "use.go", "returns.go", "agent.go", "declaration.go",
 }
 
 // maxUpArrows bounds the arrows from a file of package agent back up to a file above it in runOrder.
-const maxUpArrows = 44
+const maxUpArrows = 45
 
 func TestRunFlowsOneWay(t *testing.T) {
 	is := is.New(t)
