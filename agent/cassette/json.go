@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/typeshift-go/typeshift/agent/internal/jsondiff"
 )
 
 // Redacted replaces the value of every redacted JSON field.
@@ -122,66 +122,8 @@ const maxDifferences = 20
 
 // diffJSON appends the differences between a (recorded) and b (got) under path.
 func diffJSON(path string, a, b any, out []Difference) []Difference {
-	if len(out) >= maxDifferences {
-		return out
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := make([]string, 0, len(x)+len(y))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			xa, inA := x[k]
-			yb, inB := y[k]
-			p := path + "." + k
-			switch {
-			case !inA:
-				out = append(out, Difference{Field: p, Got: show(yb)})
-			case !inB:
-				out = append(out, Difference{Field: p, Recorded: show(xa)})
-			default:
-				out = diffJSON(p, xa, yb, out)
-			}
-			if len(out) >= maxDifferences {
-				return out
-			}
-		}
-		return out
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			break
-		}
-		n := max(len(x), len(y))
-		for i := range n {
-			p := path + "[" + strconv.Itoa(i) + "]"
-			switch {
-			case i >= len(x):
-				out = append(out, Difference{Field: p, Got: show(y[i])})
-			case i >= len(y):
-				out = append(out, Difference{Field: p, Recorded: show(x[i])})
-			default:
-				out = diffJSON(p, x[i], y[i], out)
-			}
-			if len(out) >= maxDifferences {
-				return out
-			}
-		}
-		return out
-	}
-	if sa, sb := show(a), show(b); sa != sb {
-		out = append(out, Difference{Field: path, Recorded: sa, Got: sb})
+	for _, d := range jsondiff.Diff(path, a, b, maxDifferences-len(out), show, nil) {
+		out = append(out, Difference{Field: d.Path, Recorded: d.A, Got: d.B})
 	}
 	return out
 }

@@ -3,9 +3,10 @@ package providertest
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/typeshift-go/typeshift/agent/internal/jsondiff"
 )
 
 // An Ignore is a place in a request's JSON that the replay comparison leaves out of both the recorded request
@@ -142,63 +143,10 @@ func (d Difference) String() string {
 
 const maxDifferences = 25
 
+// diff lists where a (recorded) and b (sent) differ under path.
 func diff(path string, a, b any, out []Difference) []Difference {
-	if len(out) >= maxDifferences {
-		return out
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := make([]string, 0, len(x)+len(y))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		for k := range y {
-			if _, ok := x[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			xa, inA := x[k]
-			yb, inB := y[k]
-			switch {
-			case !inA:
-				out = append(out, Difference{Path: p, Sent: show(yb)})
-			case !inB:
-				out = append(out, Difference{Path: p, Recorded: show(xa)})
-			default:
-				out = diff(p, xa, yb, out)
-			}
-		}
-		return out
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			break
-		}
-		for i := range max(len(x), len(y)) {
-			p := path + "[" + strconv.Itoa(i) + "]"
-			switch {
-			case i >= len(x):
-				out = append(out, Difference{Path: p, Sent: show(y[i])})
-			case i >= len(y):
-				out = append(out, Difference{Path: p, Recorded: show(x[i])})
-			default:
-				out = diff(p, x[i], y[i], out)
-			}
-		}
-		return out
-	}
-	if sa, sb := show(a), show(b); sa != sb {
-		out = append(out, Difference{Path: path, Recorded: sa, Sent: sb})
+	for _, d := range jsondiff.Diff(path, a, b, maxDifferences-len(out), show, nil) {
+		out = append(out, Difference{Path: d.Path, Recorded: d.A, Sent: d.B})
 	}
 	return out
 }
