@@ -128,14 +128,8 @@ func answerOf(at string, raw any) (answer, error) {
 	if a.Approved == nil {
 		return answer{}, invalid("%s.data.%s.approved is required", at, DataApproval)
 	}
-	var scope chat.Standing
-	switch a.Always {
-	case "":
-	case "tool":
-		scope = chat.ForTool
-	case "arguments":
-		scope = chat.ForArguments
-	default:
+	scope, err := chat.ParseStanding(a.Always)
+	if err != nil {
 		return answer{}, invalid(`%s.data.%s.always must be "tool" or "arguments"`, at, DataApproval)
 	}
 	if scope != chat.Once && !*a.Approved {

@@ -166,14 +166,8 @@ func answersOf(list []answerJSON) ([]chat.ApprovalAnswer, error) {
 		if a.RequestID == "" {
 			faults = append(faults, FieldError{Pointer: at + "/request_id", Detail: "required"})
 		}
-		var scope chat.Standing
-		switch a.Always {
-		case "":
-		case "tool":
-			scope = chat.ForTool
-		case "arguments":
-			scope = chat.ForArguments
-		default:
+		scope, err := chat.ParseStanding(a.Always)
+		if err != nil {
 			faults = append(faults, FieldError{Pointer: at + "/always", Detail: `must be "tool" or "arguments"`})
 		}
 		if scope != chat.Once && !a.Approved {

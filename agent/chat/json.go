@@ -225,7 +225,7 @@ func decodePart(w *wirePart) (Part, error) {
 		}
 		return ApprovalRequest{ID: w.ID, Call: decodeCall(w.Call), ToolID: w.ToolID}, nil
 	case "approval_answer":
-		always, err := decodeStanding(w.Always)
+		always, err := ParseStanding(w.Always)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +263,9 @@ func encodeStanding(s Standing) (string, error) {
 	return "", fmt.Errorf("unknown standing approval scope %d", s)
 }
 
-func decodeStanding(s string) (Standing, error) {
+// ParseStanding reads a standing approval's scope as the wire formats write it: "" or "once" for [Once], "tool"
+// for [ForTool], "arguments" for [ForArguments]. Any other word is an error.
+func ParseStanding(s string) (Standing, error) {
 	switch s {
 	case "", "once":
 		return Once, nil
