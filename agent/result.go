@@ -1,6 +1,11 @@
 package agent
 
-import "github.com/typeshift-go/typeshift/agent/chat"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+)
 
 // Result is what a run produced. [Host.Run] returns one with every error too: empty when the run failed before
 // its first model call, and holding what the run got to otherwise. Its methods accept a nil *Result as well, so
@@ -26,6 +31,27 @@ type Result struct {
 	// Agent names the agent that answered last: the host's own, or the agent the run was handed off to (see
 	// docs/handoff.md). The conversation's next run goes to it.
 	Agent string
+	// Answer is the typed answer the run accepted, as JSON, for an agent that declares an answer type with
+	// [Returns]; nil for an agent that answers with text, or a run that ended before an answer was accepted
+	// (waiting for approvals, or failed: see [AnswerError]).
+	Answer json.RawMessage
+	// Value is Answer decoded by the agent's generated decoder: its dynamic type is the answer type (T, not *T).
+	// Read it with [AnswerOf].
+	Value any
+}
+
+// AnswerOf returns the run's typed answer as T, the type the agent declares with [Returns]. It fails when the run
+// has no answer (see [Result.Answer]) or when T is not the answer type.
+func AnswerOf[T any](r *Result) (T, error) {
+	var zero T
+	if r == nil || r.Value == nil {
+		return zero, fmt.Errorf("agent: the run has no answer")
+	}
+	v, ok := r.Value.(T)
+	if !ok {
+		return zero, fmt.Errorf("agent: the answer is a %T, not a %T", r.Value, zero)
+	}
+	return v, nil
 }
 
 // Text returns the text of the last assistant message of the run, or "" when there is none: a run that

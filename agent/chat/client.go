@@ -215,4 +215,22 @@ type Update struct {
 	// AuthorName and Parts are that message's. It is stored as the run's input, not part of the response, so
 	// [Collect] skips it.
 	Steering bool
+	// Answer, when not nil, makes this an update of the run's typed answer (see the agent package's Returns): the
+	// answer as it streams, or the one the run accepted. It has no parts, and it is not part of any message (the
+	// answer's text is), so [Collect] skips it.
+	Answer *AnswerUpdate
+}
+
+// AnswerUpdate is a typed answer on a run's stream: while the model writes it, the fields complete so far; at
+// the end, the answer the run accepted.
+type AnswerUpdate struct {
+	// Type is the answer type's name, such as "Verdict".
+	Type string
+	// Value is a JSON object. Before Final it holds only the fields whose values are complete so far, so a UI may
+	// show a form or a table as it fills; no field in it changes later, though fields are added. A partial value
+	// has not been checked against the schema.
+	Value json.RawMessage
+	// Final marks the answer the run accepted: decoded and checked, and the run's Result.Answer. An answer the
+	// run rejects and asks again for is never Final; the partial values of the next attempt start over.
+	Final bool
 }

@@ -39,7 +39,7 @@ func (c *collector) add(u Update) {
 	if u.FinishReason != "" {
 		resp.FinishReason = u.FinishReason
 	}
-	if u.Progress != nil || u.Steering {
+	if u.Progress != nil || u.Steering || u.Answer != nil {
 		return // a report about a running call, or input taken in: not a piece of the response
 	}
 	for _, p := range u.Parts {

@@ -30,7 +30,7 @@ var runOrder = []string{
 	"ask.go", "session.go", "options.go", "settings.go", "history.go", "request.go", "plan.go",
 	"usage.go", "progress.go", "stream.go", "sanitize.go", "errors.go", "state.go",
 	// The agent's declaration, which the host binds once.
-	"config.go", "use.go", "returns.go", "agent.go", "declaration.go",
+	"config.go", "use.go", "returns.go", "answererror.go", "agent.go", "declaration.go",
 }
 
 // maxUpArrows bounds the arrows from a file of package agent back up to a file above it in runOrder.
