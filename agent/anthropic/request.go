@@ -14,6 +14,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
 // params builds the request body of a conversation under opts.
@@ -100,8 +101,18 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 		p.StopSequences = opts.Stop
 	}
 	if rf := opts.ResponseFormat; rf != nil {
+		// Claude decodes a JSON answer against a grammar made from the schema, whatever rf.Strict says: the
+		// schema goes in the subset that grammar takes, and one it cannot take is refused here, not by the API.
+		name := rf.Name
+		if name == "" {
+			name = "response"
+		}
+		adapted, err := schemaprofile.AnthropicStrict.Adapt(name, rf.Schema)
+		if err != nil {
+			return p, fmt.Errorf("%s: response format: %w", ProviderName, err)
+		}
 		var schema map[string]any
-		if err := json.Unmarshal(rf.Schema, &schema); err != nil {
+		if err := json.Unmarshal(adapted.Schema, &schema); err != nil {
 			return p, fmt.Errorf("%s: response format %q: the schema is not a JSON object: %w", ProviderName, rf.Name, err)
 		}
 		p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}

@@ -56,6 +56,7 @@ func Recorded(w Wire) ([]Replay, error) {
 	default:
 		return nil, fmt.Errorf("providertest: no recordings of wire %q", w)
 	}
+	rs = append(rs, answerReplays(w)...)
 	// The images are the recordings' own, read from their first request.
 	for i := range rs {
 		for j, m := range rs[i].Messages {
