@@ -1,0 +1,68 @@
+package anthropic_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/providertest"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
+)
+
+// TestStructuredOutput checks a response format on the Messages API: output_config.format of type
+// json_schema, its schema in the subset Claude's structured outputs take (every object closed, optional
+// properties left optional, the constraints the grammar has no room for said in descriptions), beside the
+// tools, which the API takes in the same request.
+func TestStructuredOutput(t *testing.T) {
+	is := is.New(t)
+	c, body := capture(t)
+	schema := `{"type":"object","properties":{"decision":{"type":"string","enum":["close","answer"]},"priority":{"type":"integer","minimum":1,"maximum":5},` +
+		`"reasons":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3},"where":{"type":"object","properties":{"lat":{"type":"number"}}}},"required":["decision","priority","reasons"]}`
+	_, err := c.Respond(t.Context(), []chat.Message{chat.UserText("Ticket 4711?")}, &chat.Options{
+		Tools: providertest.Tools(), ResponseFormat: &chat.ResponseFormat{Name: "Verdict", Schema: json.RawMessage(schema)}})
+	is.NoErr(err)
+	var req struct {
+		OutputConfig struct {
+			Format struct {
+				Type   string          `json:"type"`
+				Schema json.RawMessage `json:"schema"`
+			} `json:"format"`
+		} `json:"output_config"`
+		Tools []map[string]any `json:"tools"`
+	}
+	is.NoErr(json.Unmarshal(*body, &req))
+	is.Equal(req.OutputConfig.Format.Type, "json_schema")
+	var got map[string]any
+	is.NoErr(json.Unmarshal(req.OutputConfig.Format.Schema, &got))
+	is.Equal(got["additionalProperties"], false)
+	is.Equal(got["required"], []any{"decision", "priority", "reasons"}) // optional stays optional
+	props := got["properties"].(map[string]any)
+	is.Equal(props["priority"], map[string]any{"type": "integer", "description": "At least 1. At most 5."})
+	is.Equal(props["reasons"], map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1.0, "description": "At most 3 items."})
+	is.Equal(props["where"].(map[string]any)["additionalProperties"], false)
+	is.Equal(len(req.Tools), len(providertest.Tools())) // tools and a JSON answer in one request
+}
+
+// TestStructuredOutputRefused checks that a schema Claude's structured outputs cannot take is refused before the
+// request, naming the field: a map, a recursive type.
+func TestStructuredOutputRefused(t *testing.T) {
+	for _, tt := range []struct{ schema, field, reason string }{
+		{`{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}}}`, "labels", "not declared"},
+		{`{"type":"object","properties":{"name":{"type":"string"},"kids":{"type":"array","items":{"$ref":"#"}}}}`, "(the whole schema)", "recursive"},
+	} {
+		is := is.New(t)
+		c, body := capture(t)
+		_, err := c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, &chat.Options{
+			ResponseFormat: &chat.ResponseFormat{Name: "Tree", Schema: json.RawMessage(tt.schema)}})
+		var pe *schemaprofile.Error
+		is.True(errors.As(err, &pe))
+		is.Equal(pe.Tool, "Tree")
+		is.Equal(pe.Field, tt.field)
+		is.True(strings.Contains(pe.Reason, tt.reason))
+		is.Equal(*body, []byte(nil)) // refused before it was sent
+	}
+}
