@@ -206,6 +206,11 @@ func toolChoice(p *sdk.MessageNewParams, opts *chat.Options) error {
 	if opts.ParallelToolCalls != nil && !*opts.ParallelToolCalls && len(opts.Tools) > 0 {
 		disable = param.NewOpt(true)
 	}
+	if forced := opts.ToolChoice != "" && opts.ToolChoice != "auto" && opts.ToolChoice != "none"; forced && p.Thinking.OfEnabled != nil {
+		// The API refuses a forced tool with extended thinking: only auto and none go with it.
+		return fmt.Errorf("%s: tool choice %q with extended thinking: %w: Claude takes only \"auto\" or \"none\" while thinking; "+
+			"ask for the answer by ResponseFormat, or turn thinking off (Reasoning.Effort \"none\")", ProviderName, opts.ToolChoice, chat.ErrInvalidRequest)
+	}
 	switch opts.ToolChoice {
 	case "", "auto":
 		if opts.ToolChoice != "" || disable.Valid() {

@@ -66,3 +66,24 @@ func TestStructuredOutputRefused(t *testing.T) {
 		is.Equal(*body, []byte(nil)) // refused before it was sent
 	}
 }
+
+// TestForcedToolWithThinkingRefused checks that a forced tool (an answer tool, say) with extended thinking is
+// refused before the request: the API takes only the auto and none choices while Claude thinks.
+func TestForcedToolWithThinkingRefused(t *testing.T) {
+	for _, choice := range []string{"required", "get_ticket"} {
+		is := is.New(t)
+		c, body := capture(t)
+		_, err := c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, &chat.Options{Tools: providertest.Tools(), ToolChoice: choice,
+			Reasoning: &chat.ReasoningOptions{BudgetTokens: 2048}})
+		is.True(errors.Is(err, chat.ErrInvalidRequest))
+		is.True(strings.Contains(err.Error(), "ResponseFormat")) // says what to do instead
+		is.Equal(*body, []byte(nil))
+		_, err = c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, &chat.Options{Tools: providertest.Tools(), ToolChoice: choice})
+		is.NoErr(err) // without thinking, forced as asked
+	}
+	is := is.New(t)
+	c, _ := capture(t)
+	_, err := c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, &chat.Options{Tools: providertest.Tools(), ToolChoice: "auto",
+		Reasoning: &chat.ReasoningOptions{BudgetTokens: 2048}})
+	is.NoErr(err)
+}
