@@ -57,6 +57,7 @@ func Recorded(w Wire) ([]Replay, error) {
 		return nil, fmt.Errorf("providertest: no recordings of wire %q", w)
 	}
 	rs = append(rs, answerReplays(w)...)
+	rs = append(rs, fantasyStreamedAnswers(w, fantasyResponsesIgnores)...)
 	// The images are the recordings' own, read from their first request.
 	for i := range rs {
 		for j, m := range rs[i].Messages {
@@ -207,15 +208,18 @@ func geminiReplays() []Replay {
 	)
 }
 
+// fantasyResponsesIgnores are what fantasy leaves out of a Responses conversation: it keeps no reasoning across a
+// tool call, so sends no reasoning item back and no item id either, and asks for the encrypted reasoning only in
+// its thinking cases. The API takes a conversation with or without them; pydantic-ai's recording judges what a
+// client sends back.
+var fantasyResponsesIgnores = []Ignore{
+	{Path: "input[type=reasoning]", Why: "fantasy sends no reasoning item back"},
+	{Path: "input[type=function_call].id", Why: "fantasy sends no function call item id, having left its reasoning out"},
+	{Path: "include", Why: "a client that sends its reasoning back with store false asks for it encrypted on every request; fantasy asks only when thinking"},
+}
+
 func responsesReplays() []Replay {
-	// fantasy keeps no reasoning across a tool call: it sends no reasoning item back, so no item id either, and
-	// asks for the encrypted reasoning only in its thinking cases. The API takes a conversation with or without
-	// them; pydantic-ai's recording judges what a client sends back.
-	fantasy := []Ignore{
-		{Path: "input[type=reasoning]", Why: "fantasy sends no reasoning item back"},
-		{Path: "input[type=function_call].id", Why: "fantasy sends no function call item id, having left its reasoning out"},
-		{Path: "include", Why: "a client that sends its reasoning back with store false asks for it encrypted on every request; fantasy asks only when thinking"},
-	}
+	fantasy := fantasyResponsesIgnores
 	// pydantic-ai lets OpenAI store its responses (the API's default).
 	pydantic := []Ignore{{Path: "store", Why: "a client may keep no response at OpenAI (store false); pydantic-ai leaves the API's default"}}
 	return append(fantasyCommon(fantasy),

@@ -122,6 +122,57 @@ func answerReplays(w Wire) []Replay {
 	return nil
 }
 
+// The book of fantasy's complex structured answer: a nested object and an array.
+const bookPrompt = "Generate information about 'The Lord of the Rings' book by J.R.R. Tolkien, including genres like fantasy and adventure, and its publication year (1954)."
+
+var bookSchema = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string","description":"The book title"},"author":{"type":"object","properties":{"name":{"type":"string","description":"Author's name"},"nationality":{"type":"string","description":"Author's nationality"}},"required":["name","nationality"]},"genres":{"type":"array","items":{"type":"string"},"description":"List of genres"},"published_year":{"type":"integer","description":"Year the book was published"}},"required":["title","author","genres","published_year"]}`)
+
+// fantasyStreamedAnswers are fantasy's structured answers streamed, a flat one and a nested one, per wire: the
+// answer arrives in pieces (Gemini's splits a string in two), as a run's partial answers will read it.
+func fantasyStreamedAnswers(w Wire, fantasyIgnores []Ignore) []Replay {
+	person, book := &chat.ResponseFormat{Name: "Person", Schema: personSchema}, &chat.ResponseFormat{Name: "Book", Schema: bookSchema}
+	native := func(rf *chat.ResponseFormat, strict bool) *chat.Options {
+		c := *rf
+		c.Strict = strict
+		return &chat.Options{MaxTokens: ptr(4000), ResponseFormat: &c}
+	}
+	var ig []Ignore
+	switch w {
+	case Chat:
+		ig = []Ignore{{Path: "response_format.json_schema.description", Why: "fantasy describes the schema; chat.ResponseFormat carries no description"}}
+	case Responses:
+		ig = append(append([]Ignore(nil), fantasyIgnores...),
+			Ignore{Path: "text.format.schema.additionalProperties", Why: "fantasy adds additionalProperties false to the schema it is given"},
+			Ignore{Path: "text.format.schema.properties.author.additionalProperties", Why: "as text.format.schema.additionalProperties"})
+	case Gemini:
+		ig = []Ignore{{Path: "generationConfig.responseJsonSchema.properties.author.propertyOrdering", Why: "as WireIgnores' propertyOrdering, on the nested object"}}
+	}
+	strict := w == Chat // fantasy asks Chat Completions for strict mode only
+	rs := []Replay{
+		{Recording: "fantasy_object_streaming.yaml", Covers: "a streamed structured answer", Messages: user(personPrompt),
+			Options: native(person, strict), Ignore: ig, Answer: alice},
+		{Recording: "fantasy_complex_object_streaming.yaml", Covers: "a streamed structured answer with a nested object and an array", Messages: user(bookPrompt),
+			Options: native(book, strict), Ignore: ig},
+	}
+	if w == Anthropic {
+		// fantasy asks Claude through a tool forced by name.
+		forced := func(name, doc string, schema json.RawMessage) *chat.Options {
+			return &chat.Options{MaxTokens: ptr(4000), ParallelToolCalls: ptr(true), ToolChoice: name,
+				Tools: []*toolset.Tool{{Name: name, Description: doc, Schema: schema}}}
+		}
+		rs[0].Options, rs[0].AnswerTool = forced("Person", "A person with name, age, and city", personSchema), "Person"
+		rs[1].Options, rs[1].AnswerTool = forced("Book", "A book with title, author, genres, and publication year", bookSchema), "Book"
+	}
+	books := map[Wire]string{
+		Chat:      `{"author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","High Fantasy","Epic","Classic"],"published_year":1954,"title":"The Lord of the Rings"}`,
+		Responses: `{"author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","High fantasy","Epic"],"published_year":1954,"title":"The Lord of the Rings"}`,
+		Gemini:    `{"author":{"name":"J.R.R. Tolkien","nationality":"English"},"genres":["fantasy","adventure"],"published_year":1954,"title":"The Lord of the Rings"}`,
+		Anthropic: `{"author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","Epic Fantasy","High Fantasy"],"published_year":1954,"title":"The Lord of the Rings"}`,
+	}
+	rs[1].Answer = json.RawMessage(books[w])
+	return rs
+}
+
 func withMax(o *chat.Options, n int) *chat.Options {
 	o.MaxTokens = ptr(n)
 	return o
