@@ -74,11 +74,21 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 			if err := checkSchema(t.Name, t.Schema); err != nil {
 				return p, err // a tool made at run time (an MCP server's), which the host could not check when built
 			}
-			schema, err := inputSchema(t.Schema)
+			raw, strict := t.Schema, false
+			if c.strictTools {
+				// Strictness is per tool: one the profile cannot describe goes as it is, not strict.
+				if a, err := schemaprofile.AnthropicStrict.Adapt(t.Name, t.Schema); err == nil {
+					raw, strict = a.Schema, true
+				}
+			}
+			schema, err := inputSchema(raw)
 			if err != nil {
 				return p, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
 			}
 			tool := sdk.ToolParam{Name: t.Name, InputSchema: schema}
+			if strict {
+				tool.Strict = param.NewOpt(true)
+			}
 			if t.Description != "" {
 				tool.Description = param.NewOpt(t.Description)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/providertest"
 	"github.com/typeshift-go/typeshift/agent/schemaprofile"
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 // TestStructuredOutput checks a response format on the Messages API: output_config.format of type
@@ -86,4 +87,35 @@ func TestForcedToolWithThinkingRefused(t *testing.T) {
 	_, err := c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, &chat.Options{Tools: providertest.Tools(), ToolChoice: "auto",
 		Reasoning: &chat.ReasoningOptions{BudgetTokens: 2048}})
 	is.NoErr(err)
+}
+
+// TestStrictTools checks WithStrictTools: a tool Claude's structured outputs can describe goes with strict: true,
+// its schema in their subset (closed, the bounds said in the description); one they cannot (a map) goes as it is,
+// without strict; without the option no tool is strict.
+func TestStrictTools(t *testing.T) {
+	is := is.New(t)
+	c, body := capture(t)
+	answer := &toolset.Tool{Name: "final_result", Description: "The answer.",
+		Schema: json.RawMessage(`{"type":"object","properties":{"priority":{"type":"integer","minimum":1,"maximum":5}},"required":["priority"]}`)}
+	labels := &toolset.Tool{Name: "label", Schema: json.RawMessage(`{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}}}`)}
+	opts := &chat.Options{Tools: []*toolset.Tool{answer, labels}, ToolChoice: "required"}
+	tools := func() []map[string]any {
+		var req struct {
+			Tools []map[string]any `json:"tools"`
+		}
+		is.NoErr(json.Unmarshal(*body, &req))
+		return req.Tools
+	}
+	_, err := c.WithStrictTools(true).Respond(t.Context(), []chat.Message{chat.UserText("hi")}, opts)
+	is.NoErr(err)
+	sent := tools()
+	is.Equal(sent[0]["strict"], true)
+	is.Equal(sent[0]["input_schema"], map[string]any{"type": "object", "additionalProperties": false, "required": []any{"priority"},
+		"properties": map[string]any{"priority": map[string]any{"type": "integer", "description": "At least 1. At most 5."}}})
+	is.Equal(sent[1]["strict"], nil) // a map: strict mode cannot describe it, so the tool goes without
+	is.Equal(sent[1]["input_schema"].(map[string]any)["properties"].(map[string]any)["labels"].(map[string]any)["additionalProperties"], map[string]any{"type": "string"})
+
+	_, err = c.Respond(t.Context(), []chat.Message{chat.UserText("hi")}, opts)
+	is.NoErr(err)
+	is.Equal(tools()[0]["strict"], nil)
 }
