@@ -64,3 +64,28 @@ func TestPlayback(t *testing.T) {
 	is.True(strings.Contains(got, `messages[0].content[0].text: recorded "What is the largest city in the user country?", sent "What is the smallest city?"`))
 	is.True(strings.Contains(got, "the client sent 1 requests; the recording has 2 interactions"))
 }
+
+// TestRecordedAnswersCoverModes checks that every wire holds structured answers recorded in native mode and in tool
+// mode, each with its answer.
+func TestRecordedAnswersCoverModes(t *testing.T) {
+	for _, w := range []providertest.Wire{providertest.Anthropic, providertest.Gemini, providertest.Responses, providertest.Chat} {
+		replays, err := providertest.RecordedAnswers(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes := map[string]int{}
+		for _, rp := range replays {
+			switch {
+			case rp.AnswerTool != "" && rp.Options.ToolChoice != "" && rp.Options.ToolChoice != "auto":
+				modes["tool"]++
+			case rp.AnswerTool == "" && rp.Options.ResponseFormat != nil:
+				modes["native"]++
+			default:
+				t.Errorf("%s: %s asks for its answer neither natively nor by a forced tool", w, rp.Recording)
+			}
+		}
+		if modes["native"] == 0 || modes["tool"] == 0 {
+			t.Errorf("%s: structured answers by mode %v; want native and tool mode", w, modes)
+		}
+	}
+}
