@@ -1,6 +1,7 @@
 package schemaprofile
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -26,7 +27,8 @@ func adaptAnthropicStrict(a *adapter, root *object) error {
 	if ts := types(root); len(ts) > 0 && !slices.Equal(ts, []string{"object"}) {
 		return a.fail("", "Claude's structured outputs want an object at the top, not %s", strings.Join(ts, " or "))
 	}
-	for name := range cyclicDefs(root) {
+	cyclic := slices.Sorted(maps.Keys(cyclicDefs(root)))
+	for _, name := range cyclic { // "#" sorts first: the whole schema, then its definitions by name
 		field := "(the whole schema)"
 		if name != "#" {
 			field = "$defs." + name
