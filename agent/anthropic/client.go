@@ -31,6 +31,8 @@ type Client struct {
 	model     string
 	maxTokens int64
 	thinking  int64
+	// strictTools sends the tools schemaprofile.AnthropicStrict can describe with strict: true.
+	strictTools bool
 }
 
 // New returns a client configured by the SDK's request options, after the environment (ANTHROPIC_API_KEY,
@@ -63,6 +65,17 @@ func (c *Client) WithMaxTokens(n int64) *Client {
 func (c *Client) WithThinking(budget int64) *Client {
 	d := *c
 	d.thinking = budget
+	return &d
+}
+
+// WithStrictTools returns a copy of c that sends in strict mode each tool whose schema
+// [schemaprofile.AnthropicStrict] can describe: `strict: true`, the schema in that profile, so that Claude's
+// arguments are decoded against the schema and always match it (an answer tool's arguments, say). A tool the
+// profile cannot describe (a map, a recursive type) is sent as without it: strictness is per tool. Off by
+// default.
+func (c *Client) WithStrictTools(strict bool) *Client {
+	d := *c
+	d.strictTools = strict
 	return &d
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/internal/providerkit"
+	"github.com/typeshift-go/typeshift/agent/schemaprofile"
 )
 
 // params builds the request body of a conversation under opts.
@@ -73,11 +74,21 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 			if err := checkSchema(t.Name, t.Schema); err != nil {
 				return p, err // a tool made at run time (an MCP server's), which the host could not check when built
 			}
-			schema, err := inputSchema(t.Schema)
+			raw, strict := t.Schema, false
+			if c.strictTools {
+				// Strictness is per tool: one the profile cannot describe goes as it is, not strict.
+				if a, err := schemaprofile.AnthropicStrict.Adapt(t.Name, t.Schema); err == nil {
+					raw, strict = a.Schema, true
+				}
+			}
+			schema, err := inputSchema(raw)
 			if err != nil {
 				return p, fmt.Errorf("%s: tool %q: %w", ProviderName, t.Name, err)
 			}
 			tool := sdk.ToolParam{Name: t.Name, InputSchema: schema}
+			if strict {
+				tool.Strict = param.NewOpt(true)
+			}
 			if t.Description != "" {
 				tool.Description = param.NewOpt(t.Description)
 			}
@@ -100,8 +111,18 @@ func (c *Client) params(msgs []chat.Message, opts *chat.Options) (sdk.MessageNew
 		p.StopSequences = opts.Stop
 	}
 	if rf := opts.ResponseFormat; rf != nil {
+		// Claude decodes a JSON answer against a grammar made from the schema, whatever rf.Strict says: the
+		// schema goes in the subset that grammar takes, and one it cannot take is refused here, not by the API.
+		name := rf.Name
+		if name == "" {
+			name = "response"
+		}
+		adapted, err := schemaprofile.AnthropicStrict.Adapt(name, rf.Schema)
+		if err != nil {
+			return p, fmt.Errorf("%s: response format: %w", ProviderName, err)
+		}
 		var schema map[string]any
-		if err := json.Unmarshal(rf.Schema, &schema); err != nil {
+		if err := json.Unmarshal(adapted.Schema, &schema); err != nil {
 			return p, fmt.Errorf("%s: response format %q: the schema is not a JSON object: %w", ProviderName, rf.Name, err)
 		}
 		p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
@@ -194,6 +215,11 @@ func toolChoice(p *sdk.MessageNewParams, opts *chat.Options) error {
 	disable := param.Opt[bool]{}
 	if opts.ParallelToolCalls != nil && !*opts.ParallelToolCalls && len(opts.Tools) > 0 {
 		disable = param.NewOpt(true)
+	}
+	if forced := opts.ToolChoice != "" && opts.ToolChoice != "auto" && opts.ToolChoice != "none"; forced && p.Thinking.OfEnabled != nil {
+		// The API refuses a forced tool with extended thinking: only auto and none go with it.
+		return fmt.Errorf("%s: tool choice %q with extended thinking: %w: Claude takes only \"auto\" or \"none\" while thinking; "+
+			"ask for the answer by ResponseFormat, or turn thinking off (Reasoning.Effort \"none\")", ProviderName, opts.ToolChoice, chat.ErrInvalidRequest)
 	}
 	switch opts.ToolChoice {
 	case "", "auto":

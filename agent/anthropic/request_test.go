@@ -89,7 +89,7 @@ func TestRequestErrors(t *testing.T) {
 	}{
 		{"file type", []chat.Message{chat.UserFile("x", chat.File{MediaType: "application/zip", Data: []byte("PK"), Name: "a.zip"})}, nil, `"application/zip"`},
 		{"schema not an object", []chat.Message{chat.UserText("x")}, &chat.Options{Tools: []*toolset.Tool{{Name: "t", Schema: json.RawMessage(`{"type":"array"}`)}}}, `tool "t"`},
-		{"response schema", []chat.Message{chat.UserText("x")}, &chat.Options{ResponseFormat: &chat.ResponseFormat{Name: "r", Schema: json.RawMessage(`[1]`)}}, `response format "r"`},
+		{"response schema", []chat.Message{chat.UserText("x")}, &chat.Options{ResponseFormat: &chat.ResponseFormat{Name: "r", Schema: json.RawMessage(`[1]`)}}, `response format: anthropic cannot take tool "r": field (the arguments): the schema is not a JSON object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -119,6 +119,12 @@ func (c *Client) request(msgs []chat.Message, opts *chat.Options) (*request, err
 		if name == "" {
 			name = "response"
 		}
+		if g := generation(r.model); len(opts.Tools) > 0 && g > 0 && g < 3 {
+			// Gemini 2 refuses the pair: "Function calling with a response mime type: 'application/json' is
+			// unsupported". Gemini 3 takes it; a model whose name says no generation is left to the API.
+			return nil, fmt.Errorf("%s: response format %q with tools: %w: %s takes a JSON schema answer or function calling, not both; "+
+				"ask for the answer through a tool, or use a Gemini 3 model", ProviderName, name, chat.ErrInvalidRequest, r.model)
+		}
 		a, err := schemaprofile.Gemini.Adapt(name, rf.Schema)
 		if err != nil {
 			return nil, err

@@ -192,6 +192,14 @@ func (w Wire) canonical(v any) any {
 				if s, ok := b["content"].(string); ok && str(b["type"]) == "tool_result" {
 					b["content"] = textPart("text", s)
 				}
+				if str(b["type"]) == "tool_result" && b["is_error"] == false {
+					delete(b, "is_error") // the API's default
+				}
+			}
+		}
+		for _, t := range list(doc["tools"]) {
+			if t := obj(t); t != nil && (t["description"] == nil || t["description"] == "") {
+				delete(t, "description") // null or empty is no description
 			}
 		}
 	case Responses:
@@ -202,8 +210,8 @@ func (w Wire) canonical(v any) any {
 			delete(f, "strict") // the API's default
 		}
 		for _, t := range list(doc["tools"]) {
-			if t := obj(t); t != nil && t["description"] == nil {
-				delete(t, "description") // null is no description
+			if t := obj(t); t != nil && (t["description"] == nil || t["description"] == "") {
+				delete(t, "description") // null or empty is no description
 			}
 		}
 		if s, ok := doc["input"].(string); ok {
@@ -253,9 +261,17 @@ func (w Wire) canonical(v any) any {
 			}
 		}
 		for _, t := range list(doc["tools"]) {
-			if f := obj(obj(t)["function"]); f != nil && f["strict"] == false {
-				delete(f, "strict") // the API's default
+			if f := obj(obj(t)["function"]); f != nil {
+				if f["strict"] == false {
+					delete(f, "strict") // the API's default
+				}
+				if f["description"] == nil || f["description"] == "" {
+					delete(f, "description") // null or empty is no description
+				}
 			}
+		}
+		if js := obj(obj(doc["response_format"])["json_schema"]); js != nil && js["strict"] == false {
+			delete(js, "strict") // the API's default
 		}
 	case Gemini:
 		if fc := obj(obj(doc["toolConfig"])["functionCallingConfig"]); len(fc) == 1 && fc["mode"] == "AUTO" {

@@ -64,5 +64,10 @@
 // recorded one, as JSON values in canonical form without the places an [Ignore] names, every answer the client
 // decodes with what the recorded answer holds, and fails on an interaction left unplayed. After each answer the
 // client's own messages go back, with the recorded tool results: what the API needs in a follow-up (item ids,
-// signatures, call ids) must be there. docs/replay.md lists the recordings and how to add one.
+// signatures, call ids) must be there. Where a recording ends with a structured answer (native, or through a
+// forced answer tool), the answer must come back whole. docs/replay.md lists the recordings and how to add one.
+//
+// [Serve] plays a recording behind a client a test drives itself, such as a run's answer stage on a provider
+// pointed at [Playback.URL]; [Playback.Check] then holds the requests it received to the recorded ones.
+// [RecordedAnswers] lists the structured answer replays and [StructuredAnswer] reads an answer out of a response.
 package providertest

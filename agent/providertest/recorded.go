@@ -56,6 +56,8 @@ func Recorded(w Wire) ([]Replay, error) {
 	default:
 		return nil, fmt.Errorf("providertest: no recordings of wire %q", w)
 	}
+	rs = append(rs, answerReplays(w)...)
+	rs = append(rs, fantasyStreamedAnswers(w, fantasyResponsesIgnores)...)
 	// The images are the recordings' own, read from their first request.
 	for i := range rs {
 		for j, m := range rs[i].Messages {
@@ -101,6 +103,9 @@ func arithmeticTools() []*toolset.Tool {
 }
 
 var personSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The person's name"},"age":{"type":"integer","description":"The person's age"},"city":{"type":"string","description":"The city where the person lives"}},"required":["name","age","city"]}`)
+
+// alice is the answer of fantasy's structured answer recordings.
+var alice = json.RawMessage(`{"name":"Alice","age":30,"city":"Paris"}`)
 
 var emptyObject = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
@@ -150,7 +155,8 @@ func anthropicReplays() []Replay {
 		Replay{Recording: "fantasy_image.yaml", Covers: "an image given by its bytes", Messages: withImage(describe), Options: fantasyOptions(helpful)},
 		Replay{Recording: "fantasy_object.yaml", Covers: "a structured answer through a forced tool call",
 			Messages: user(personPrompt), Options: &chat.Options{MaxTokens: ptr(4000), ParallelToolCalls: ptr(true), ToolChoice: "Person",
-				Tools: []*toolset.Tool{{Name: "Person", Description: "A person with name, age, and city", Schema: personSchema}}}},
+				Tools: []*toolset.Tool{{Name: "Person", Description: "A person with name, age, and city", Schema: personSchema}}},
+			Answer: alice, AnswerTool: "Person"},
 		Replay{Recording: "pydantic_thinking_redacted.yaml", Covers: "redacted thinking, sent back on the next turn",
 			// the prompt Anthropic documents for a test of redacted thinking
 			Messages:  user("ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253D5E2D82641AC0E52CC2876CB"),
@@ -181,7 +187,7 @@ func geminiReplays() []Replay {
 		Replay{Recording: "fantasy_thinking_streaming.yaml", Covers: "Gemini 2.5: streamed thoughts within a budget, a call, its follow-up; thought tokens",
 			Messages: user(weatherPrompt2), Options: withReasoning(withTools(&chat.Options{Instructions: helpful}, weatherTool()), thoughts(chat.ReasoningOptions{BudgetTokens: 128}))},
 		Replay{Recording: "fantasy_object.yaml", Covers: "a structured answer by a JSON schema", Messages: user(personPrompt),
-			Options: &chat.Options{MaxTokens: ptr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Schema: personSchema}}},
+			Options: &chat.Options{MaxTokens: ptr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Schema: personSchema}}, Answer: alice},
 		Replay{Recording: "fantasy_image.yaml", Covers: "an image given by its bytes", Messages: withImage(describe), Options: fantasyOptions(helpful)},
 		Replay{Recording: "pydantic_instructions_only_with_tool_calls.yaml",
 			Covers: "a run on instructions alone: the contents begin with a user turn; five rounds of calls with their signatures on the right parts",
@@ -202,15 +208,18 @@ func geminiReplays() []Replay {
 	)
 }
 
+// fantasyResponsesIgnores are what fantasy leaves out of a Responses conversation: it keeps no reasoning across a
+// tool call, so sends no reasoning item back and no item id either, and asks for the encrypted reasoning only in
+// its thinking cases. The API takes a conversation with or without them; pydantic-ai's recording judges what a
+// client sends back.
+var fantasyResponsesIgnores = []Ignore{
+	{Path: "input[type=reasoning]", Why: "fantasy sends no reasoning item back"},
+	{Path: "input[type=function_call].id", Why: "fantasy sends no function call item id, having left its reasoning out"},
+	{Path: "include", Why: "a client that sends its reasoning back with store false asks for it encrypted on every request; fantasy asks only when thinking"},
+}
+
 func responsesReplays() []Replay {
-	// fantasy keeps no reasoning across a tool call: it sends no reasoning item back, so no item id either, and
-	// asks for the encrypted reasoning only in its thinking cases. The API takes a conversation with or without
-	// them; pydantic-ai's recording judges what a client sends back.
-	fantasy := []Ignore{
-		{Path: "input[type=reasoning]", Why: "fantasy sends no reasoning item back"},
-		{Path: "input[type=function_call].id", Why: "fantasy sends no function call item id, having left its reasoning out"},
-		{Path: "include", Why: "a client that sends its reasoning back with store false asks for it encrypted on every request; fantasy asks only when thinking"},
-	}
+	fantasy := fantasyResponsesIgnores
 	// pydantic-ai lets OpenAI store its responses (the API's default).
 	pydantic := []Ignore{{Path: "store", Why: "a client may keep no response at OpenAI (store false); pydantic-ai leaves the API's default"}}
 	return append(fantasyCommon(fantasy),
@@ -219,7 +228,8 @@ func responsesReplays() []Replay {
 				chat.ReasoningOptions{Effort: chat.ReasoningHigh, Summary: chat.SummaryAuto})},
 		Replay{Recording: "fantasy_object.yaml", Covers: "a structured answer by a JSON schema", Messages: user(personPrompt),
 			Options: &chat.Options{MaxTokens: ptr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Schema: personSchema}},
-			Ignore:  append(fantasy, Ignore{Path: "text.format.schema.additionalProperties", Why: "fantasy adds additionalProperties false to the schema it is given"})},
+			Ignore:  append(fantasy, Ignore{Path: "text.format.schema.additionalProperties", Why: "fantasy adds additionalProperties false to the schema it is given"}),
+			Answer:  alice},
 		Replay{Recording: "pydantic_image_url.yaml", Covers: "an image given by its URL",
 			Messages: []chat.Message{chat.UserFile("hello", chat.File{URL: "https://t3.ftcdn.net/jpg/00/85/79/92/360_F_85799278_0BBGV9OAdQDTLnKwAPBCcg1J7QtiieJY.jpg"})},
 			Ignore: append(pydantic,
@@ -239,7 +249,8 @@ func chatReplays() []Replay {
 	return append(fantasyCommon(nil),
 		Replay{Recording: "fantasy_object.yaml", Covers: "a structured answer by a strict JSON schema", Messages: user(personPrompt),
 			Options: &chat.Options{MaxTokens: ptr(4000), ResponseFormat: &chat.ResponseFormat{Name: "Person", Strict: true, Schema: personSchema}},
-			Ignore:  []Ignore{{Path: "response_format.json_schema.description", Why: "fantasy describes the schema; chat.ResponseFormat carries no description"}}},
+			Ignore:  []Ignore{{Path: "response_format.json_schema.description", Why: "fantasy describes the schema; chat.ResponseFormat carries no description"}},
+			Answer:  alice},
 		Replay{Recording: "fantasy_image_gpt5.yaml", Covers: "an image given by its bytes; reasoning tokens", Messages: withImage(describe), Options: fantasyOptions(helpful)},
 		Replay{Recording: "fantasy_gpt5_tool.yaml", Covers: "a reasoning model's tool call and its result; reasoning tokens", Messages: user(weatherPrompt), Options: fantasyOptions(helpful, weatherTool())},
 	)

@@ -57,6 +57,11 @@ type Replay struct {
 	StrictTools bool
 	// Ignore lists places in this recording's requests the comparison leaves out, with why.
 	Ignore []Ignore
+	// Answer, when set, is the structured answer the last response must hold whole, compared as a JSON value:
+	// its text (native structured output), or the arguments of its call of AnswerTool.
+	Answer json.RawMessage
+	// AnswerTool names the tool whose call carries Answer (tool mode); empty means the answer is the text.
+	AnswerTool string
 }
 
 // WireIgnores are the places the suite itself leaves out of every request of a wire, and why. They are few on
@@ -117,6 +122,7 @@ func runReplay(t testing.TB, r Replayer, rp Replay, rec *Recording) {
 		opts.Model = r.Wire.model(rec.Interactions[0])
 	}
 	msgs := append([]chat.Message(nil), rp.Messages...)
+	var last *chat.Response
 	for i, in := range rec.Interactions {
 		stream := r.Wire.streamed(in)
 		var resp *chat.Response
@@ -152,6 +158,7 @@ func runReplay(t testing.TB, r Replayer, rp Replay, rec *Recording) {
 			t.Fatalf("interaction %d: reading the recorded answer: %v", i+1, err)
 		}
 		checkReplayAnswer(t, i+1, r.Name, resp, want)
+		last = resp
 		msgs = append(msgs, resp.Messages...)
 		if i+1 < len(rec.Interactions) {
 			if i < len(rp.FollowUps) && len(rp.FollowUps[i]) > 0 {
@@ -168,6 +175,49 @@ func runReplay(t testing.TB, r Replayer, rp Replay, rec *Recording) {
 	if n := srv.count(); n != len(rec.Interactions) {
 		t.Errorf("the client sent %d requests; the recording has %d interactions", n, len(rec.Interactions))
 	}
+	if rp.Answer != nil {
+		checkStructuredAnswer(t, rp, last)
+	}
+}
+
+// checkStructuredAnswer checks that the last response holds rp.Answer whole: as its text, or as the arguments of
+// its call of rp.AnswerTool.
+func checkStructuredAnswer(t testing.TB, rp Replay, resp *chat.Response) {
+	t.Helper()
+	got, where := StructuredAnswer(resp, rp.AnswerTool)
+	if got == nil {
+		t.Errorf("the last answer holds no structured answer (%s); want %s", where, rp.Answer)
+		return
+	}
+	if !sameJSON(got, rp.Answer) {
+		t.Errorf("the structured answer (%s) is %s; want %s", where, got, rp.Answer)
+	}
+}
+
+// StructuredAnswer returns the structured answer a response holds: the arguments of its call of tool, or, for
+// an empty tool, its text when that is one JSON value; nil when it holds none. where says which it read.
+func StructuredAnswer(resp *chat.Response, tool string) (answer json.RawMessage, where string) {
+	if resp == nil {
+		return nil, "no response"
+	}
+	if tool != "" {
+		for _, m := range resp.Messages {
+			for _, c := range m.ToolCalls() {
+				if c.Name == tool {
+					return json.RawMessage(c.Arguments), "the arguments of the call of " + tool
+				}
+			}
+		}
+		return nil, "no call of " + tool
+	}
+	var text strings.Builder
+	for _, m := range resp.Messages {
+		text.WriteString(m.Text())
+	}
+	if !json.Valid([]byte(text.String())) {
+		return nil, fmt.Sprintf("the text %q is not one JSON value", clip(text.String()))
+	}
+	return json.RawMessage(text.String()), "the text"
 }
 
 // RecordedImage returns the first image a recording's first request carried by its bytes, with its media type:

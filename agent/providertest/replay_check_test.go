@@ -172,6 +172,28 @@ func TestReplayFails(t *testing.T) {
 				}
 			},
 			[]string{"call 0 arguments"}},
+		{"native answer changed", "pydantic_native_output.yaml", providertest.Chat,
+			func(m *mutated) {
+				m.change = func(p chat.Part) chat.Part {
+					if x, ok := p.(chat.Text); ok && strings.HasPrefix(x.Text, "{") {
+						x.Text = `{"city":"Guadalajara","country":"Mexico"}`
+						return x
+					}
+					return p
+				}
+			},
+			[]string{`the structured answer (the text) is {"city":"Guadalajara"`}},
+		{"answer tool's arguments cut", "pydantic_tool_output.yaml", providertest.Anthropic,
+			func(m *mutated) {
+				m.change = func(p chat.Part) chat.Part {
+					if c, ok := p.(chat.ToolCall); ok && c.Name == providertest.AnswerTool {
+						c.Arguments = []byte(`{"city":"Mexico City"}`)
+						return c
+					}
+					return p
+				}
+			},
+			[]string{"the structured answer (the arguments of the call of final_result) is {\"city\":\"Mexico City\"}"}},
 		{"an interaction left", "fantasy_tool.yaml", providertest.Responses,
 			func(m *mutated) { m.calls = 1 },
 			[]string{"interaction 2: the client sent no request"}},

@@ -16,7 +16,7 @@ func FuzzAdapt(f *testing.F) {
 	f.Add([]byte(`{"type":"object","properties":{"m":{"additionalProperties":{"type":"string"}},"n":{"not":{}}}}`), []byte(`[]`))
 	f.Add([]byte(`{"$ref":"#/$defs/A","$defs":{"A":{"$ref":"#/$defs/A"}}}`), []byte(`{`))
 	f.Fuzz(func(t *testing.T, schema, args []byte) {
-		for _, p := range []*schemaprofile.Profile{schemaprofile.OpenAIStrict, schemaprofile.Gemini, schemaprofile.Anthropic} {
+		for _, p := range []*schemaprofile.Profile{schemaprofile.OpenAIStrict, schemaprofile.Gemini, schemaprofile.Anthropic, schemaprofile.AnthropicStrict} {
 			a, err := p.Adapt("fuzzed", schema)
 			if err != nil {
 				var pe *schemaprofile.Error

@@ -62,6 +62,17 @@ func TestAdapt(t *testing.T) {
 		{"anthropic: an array at the top", schemaprofile.Anthropic, `{"type":"array","items":{"type":"string"}}`, "", ": Claude takes a tool's input as an object, not array"},
 		{"anthropic: a reference outside", schemaprofile.Anthropic, `{"type":"object","properties":{"w":{"type":"object","properties":{"p":{"$ref":"https://example.com/p.json"}}}}}`, "", "w.p: a reference outside the schema"},
 		{"anthropic: not JSON", schemaprofile.Anthropic, `[1`, "", "not valid JSON"},
+		{"strict: a pattern with a lookaround moves into the description", schemaprofile.OpenAIStrict,
+			`{"type":"object","properties":{"d":{"type":"string","pattern":"^(?!^[-+.]*$)[+-]?0*\\d*$"},"k":{"type":"string","pattern":"^\\(?=a$"}},"required":["d","k"]}`,
+			`{"type":"object","properties":{"d":{"type":"string","description":"Must match the regular expression \"^(?!^[-+.]*$)[+-]?0*\\\\d*$\"."},"k":{"type":"string","pattern":"^\\(?=a$"}},"required":["d","k"],"additionalProperties":false}`, ""},
+		{"claude strict: closed objects, optional stays optional, constraints into descriptions", schemaprofile.AnthropicStrict,
+			`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":5},"tags":{"type":"array","items":{"type":"string","maxLength":9},"minItems":2,"maxItems":3},"one":{"type":"array","items":{"type":"string"},"minItems":1},"at":{"type":"string","format":"date-time"},"ip":{"type":"string","format":"ipv4"},"cidr":{"type":"string","format":"cidr"},"word":{"type":"string","pattern":"^\\bw"},"code":{"type":"string","pattern":"^[A-Z]{3}$"},"p":{"$ref":"#/$defs/P","description":"Where."},"e":{"oneOf":[{"type":"string"},{"type":"null"}],"default":null}},"required":["n"],"$defs":{"P":{"type":"object","properties":{"x":{"type":"number","exclusiveMinimum":0}}}}}`,
+			`{"type":"object","properties":{"n":{"type":"integer","description":"At least 1. At most 5."},"tags":{"type":"array","items":{"type":"string","description":"At most 9 characters."},"description":"At least 2 items. At most 3 items."},"one":{"type":"array","items":{"type":"string"},"minItems":1},"at":{"type":"string","format":"date-time"},"ip":{"type":"string","format":"ipv4"},"cidr":{"type":"string","description":"Format: cidr."},"word":{"type":"string","description":"Must match the regular expression \"^\\\\bw\"."},"code":{"type":"string","pattern":"^[A-Z]{3}$"},"p":{"description":"Where.","anyOf":[{"$ref":"#/$defs/P"}]},"e":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Default: null."}},"required":["n"],"$defs":{"P":{"type":"object","properties":{"x":{"type":"number","description":"Greater than 0."}},"additionalProperties":false}},"additionalProperties":false}`, ""},
+		{"claude strict: a map", schemaprofile.AnthropicStrict, `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}`, "", "m: an object whose keys are not declared"},
+		{"claude strict: recursion", schemaprofile.AnthropicStrict, `{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#"}}}}`, "", "(the whole schema): a recursive schema"},
+		{"claude strict: recursion through a definition", schemaprofile.AnthropicStrict, `{"type":"object","properties":{"l":{"$ref":"#/$defs/L"}},"$defs":{"L":{"type":"object","properties":{"next":{"$ref":"#/$defs/L"}}}}}`, "", "$defs.L: a recursive schema"},
+		{"claude strict: a tuple", schemaprofile.AnthropicStrict, `{"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"string"}]}}}`, "", "t: Claude's structured outputs have no tuples"},
+		{"claude strict: not an object", schemaprofile.AnthropicStrict, `{"type":"string"}`, "", ": Claude's structured outputs want an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,8 +116,8 @@ func TestRestore(t *testing.T) {
 }
 
 // TestProfilesAcceptGeneratedSchemas adapts every schema the generator wrote in this module (the examples, the
-// benchmark and test fixtures): Gemini takes each one; OpenAI's strict mode takes each one or names the field
-// it cannot describe; Claude takes each one.
+// benchmark and test fixtures): Gemini takes each one; OpenAI's strict mode and Claude's structured outputs take
+// each one or name the field they cannot describe; Claude's tools take each one.
 func TestProfilesAcceptGeneratedSchemas(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
@@ -121,10 +132,12 @@ func TestProfilesAcceptGeneratedSchemas(t *testing.T) {
 			if a, err := schemaprofile.Anthropic.Adapt(name, json.RawMessage(schema)); err != nil || a.Changed {
 				t.Errorf("%s: %s: Claude: %v (changed %v)", path, name, err, a != nil && a.Changed)
 			}
-			if _, err := schemaprofile.OpenAIStrict.Adapt(name, json.RawMessage(schema)); err != nil {
-				var pe *schemaprofile.Error
-				if !errors.As(err, &pe) || pe.Field == "" {
-					t.Errorf("%s: %s: %v", path, name, err)
+			for _, p := range []*schemaprofile.Profile{schemaprofile.OpenAIStrict, schemaprofile.AnthropicStrict} {
+				if _, err := p.Adapt(name, json.RawMessage(schema)); err != nil {
+					var pe *schemaprofile.Error
+					if !errors.As(err, &pe) || pe.Field == "" {
+						t.Errorf("%s: %s: %s: %v", path, name, p.Name, err)
+					}
 				}
 			}
 		}

@@ -9,7 +9,8 @@ import (
 // OpenAIStrict is the subset of JSON Schema that OpenAI's strict mode (strict function tools, json_schema
 // response formats with strict) accepts: objects list every property as required and forbid additional ones,
 // so an optional property becomes nullable and its nulls are removed again by [Adapted.Restore]; a default,
-// string lengths, unique items, entry counts and formats outside the supported ones move into descriptions.
+// string lengths, unique items, entry counts, formats outside the supported ones and patterns with a lookaround
+// move into descriptions.
 // It cannot express a value of any type ({}), an object whose keys are not declared (a Go map) or an array
 // without an item schema, nor allOf, not, conditionals, patternProperties or tuples: those are [*Error]s, and
 // the openai provider sends such a tool without strict mode instead.
@@ -164,6 +165,11 @@ func strictNode(a *adapter, s *object, path string, n *rnode) error {
 	}
 	if f, ok := s.vals["format"].(string); ok && !slices.Contains(strictFormats, f) {
 		moveToDescription(s, "format")
+	}
+	if p, ok := s.vals["pattern"].(string); ok && hasLookaround(p) {
+		// Strict mode takes patterns, but refuses any with a lookahead or lookbehind ("regex lookaround is not
+		// supported").
+		moveToDescription(s, "pattern")
 	}
 	for _, k := range keysOf(s) {
 		if strings.HasPrefix(k, "x-") {
@@ -369,14 +375,17 @@ func refName(ref string) string {
 
 // findCycles marks the definitions (and the root) that reach themselves through references: Gemini unrolls
 // those only a few levels, and only under properties the model may leave out.
-func (g *geminiAdapter) findCycles() {
+func (g *geminiAdapter) findCycles() { g.cyclic = cyclicDefs(g.root) }
+
+// cyclicDefs returns the definitions of root ("#" for root itself) that reach themselves through references.
+func cyclicDefs(root *object) map[string]bool {
 	refs := map[string][]string{}
 	var collect func(v any, owner string)
 	collect = func(v any, owner string) {
 		switch v := v.(type) {
 		case *object:
 			for _, k := range v.keys {
-				if k == "$defs" && v == g.root {
+				if (k == "$defs" || k == "definitions") && v == root {
 					continue
 				}
 				if k == "$ref" {
@@ -393,13 +402,15 @@ func (g *geminiAdapter) findCycles() {
 			}
 		}
 	}
-	collect(g.root, "#")
-	if defs, ok := g.root.vals["$defs"].(*object); ok {
-		for _, k := range defs.keys {
-			collect(defs.vals[k], k)
+	collect(root, "#")
+	for _, dk := range []string{"$defs", "definitions"} {
+		if defs, ok := root.vals[dk].(*object); ok {
+			for _, k := range defs.keys {
+				collect(defs.vals[k], k)
+			}
 		}
 	}
-	g.cyclic = map[string]bool{}
+	cyclic := map[string]bool{}
 	for start := range refs {
 		seen := map[string]bool{}
 		stack := slices.Clone(refs[start])
@@ -407,7 +418,7 @@ func (g *geminiAdapter) findCycles() {
 			n := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if n == start {
-				g.cyclic[start] = true
+				cyclic[start] = true
 				break
 			}
 			if !seen[n] {
@@ -416,6 +427,7 @@ func (g *geminiAdapter) findCycles() {
 			}
 		}
 	}
+	return cyclic
 }
 
 // node brings one schema into Gemini's subset. optional says a property the model may leave out lies on the
