@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 	"sync"
 	"time"
@@ -55,7 +54,7 @@ type RunMeter interface {
 }
 
 // A StoredEnder is a [RunMeter] that keeps what it holds for a run in a store that can end it in the same step
-// as the run's last entries (storage.BudgetReleaser): at the end of a run with a conversation, the host asks it
+// as the run's last entries (storage.RunStore's EndRun): at the end of a run with a conversation, the host asks it
 // for that end and stores it with the run's end entry and the release of the claim, sparing End's own round
 // trip. It calls End instead when StoredEnd returns false or the store did not take it.
 type StoredEnder interface {
@@ -111,9 +110,9 @@ func (c Cost) Add(d Cost) Cost {
 //typeshift:owned
 type meterState struct {
 	meter Meter
-	run   MeteredRun                // the run as Begin is told of it, but for Ahead
-	ahead *ahead                    // the first model call reserved with the settings read, or nil
-	store storage.ConversationStore // where what ahead reserved is ended, if the run's meter does not take it
+	run   MeteredRun       // the run as Begin is told of it, but for Ahead
+	ahead *ahead           // the first model call reserved with the settings read, or nil
+	store storage.RunStore // where what ahead reserved is ended, if the run's meter does not take it
 
 	mu    sync.Mutex // guards cost: the End of a sub-agent's abandoned call may race the run's end
 	rm    RunMeter
@@ -126,7 +125,7 @@ type meterState struct {
 
 // newMeterState returns the part of a run under meter, or nil without one: run names the run, leaseToken is its
 // claim's token ("" without a conversation), a what the store reserved ahead of it (nil for nothing).
-func newMeterState(meter Meter, run MeteredRun, leaseToken string, a *ahead, store storage.ConversationStore) *meterState {
+func newMeterState(meter Meter, run MeteredRun, leaseToken string, a *ahead, store storage.RunStore) *meterState {
 	if meter == nil {
 		return nil
 	}
@@ -245,7 +244,7 @@ func (m *meterState) storedEnd(store storage.ConversationStore) []storage.Budget
 		return nil
 	}
 	se, ok := m.holding().(StoredEnder)
-	if _, can := store.(storage.BudgetReleaser); !ok || !can {
+	if !ok {
 		return nil
 	}
 	end, ok := se.StoredEnd(store)
@@ -376,7 +375,7 @@ func (m *meterState) endCost() *costData {
 }
 
 // An AdvanceMeter is a [Meter] that can reserve a run's first model call ahead of it, in the round trip that reads
-// the run's stored settings (storage.SettingsReserver): a run without a conversation, which stores nothing at its
+// the run's stored settings (storage.RunStore's BeginRun): a run without a conversation, which stores nothing at its
 // end for the release of its budget to ride on, then adds one round trip per model call, not one more. The host
 // asks it for such runs whose settings come from Config.Store.
 type AdvanceMeter interface {
@@ -407,7 +406,7 @@ type offeredTools struct {
 
 // advances reports whether a run's first model call can be reserved with its settings read: a run without a
 // conversation, whose settings come from Config.Store, under an AdvanceMeter that keeps its budgets in that
-// store, which reads and reserves in one step (storage.SettingsReserver).
+// store, which reads and reserves in its BeginRun.
 func (h *Host) advances(ri *runInput) bool {
 	if ri.conversationID != "" || ri.settingsID == "" || !h.storeSettings {
 		return false
@@ -416,8 +415,7 @@ func (h *Host) advances(ri *runInput) bool {
 	if !ok {
 		return false
 	}
-	_, ok = h.cfg.Store.(storage.SettingsReserver)
-	return ok && am.Advances(h.cfg.Store)
+	return am.Advances(h.cfg.Store)
 }
 
 // settingsAhead reads the run's stored settings and reserves its first model call in a, in one step, for the
@@ -434,15 +432,12 @@ func (h *Host) settingsAhead(ctx context.Context, ask *runAsk, run *toolset.Run,
 	opts := pre.opts
 	opts.Tools = a.offered.tools
 	a.res = h.cfg.Meter.(AdvanceMeter).Advance(h.meteredRun(*run, pre.provider), a.input, &opts)
-	doc, reserveErr, err := h.cfg.Store.(storage.SettingsReserver).GetSettingsReserve(ctx, h.decl.SettingsKind, a.res)
-	a.reserved = reserveErr == nil
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
-	}
+	got, err := h.runs.BeginRun(ctx, storage.RunBegin{SettingsID: ri.settingsID, Kinds: []string{h.decl.SettingsKind}, Reserve: &a.res})
+	a.reserved = got.Reserved
 	if err != nil {
 		return nil, err
 	}
-	return doc.Data, nil
+	return got.Settings[h.decl.SettingsKind].Data, nil
 }
 
 // held returns what the store holds for the run's first model call, or nil.
@@ -469,17 +464,15 @@ func (a *ahead) tools() *offeredTools {
 }
 
 // drop ends what settingsAhead reserved in store for a run whose meter did not begin.
-func (a *ahead) drop(ctx context.Context, store storage.ConversationStore) {
+func (a *ahead) drop(ctx context.Context, store storage.RunStore) {
 	res := a.held()
-	if res == nil {
+	if res == nil || store == nil {
 		return
 	}
 	a.reserved = false
-	if b, ok := store.(storage.Budgeter); ok {
-		end := *res
-		end.Reserve, end.End = storage.BudgetSpend{}, true
-		_ = b.ReserveBudget(context.WithoutCancel(ctx), end)
-	}
+	end := *res
+	end.Reserve, end.End = storage.BudgetSpend{}, true
+	_, _ = store.EndRun(context.WithoutCancel(ctx), storage.RunEnd{Settle: []storage.BudgetReservation{end}})
 }
 
 // meteredRun names run, of h's agent, for its meter, its provider being provider.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -187,6 +188,7 @@ func withAuthor(m chat.Message, name string) chat.Message {
 // useStore wires Config.Store into the host: its settings become the middle settings layer, unless
 // Config.Settings says otherwise, and calls that needed approval are marked as started before they run.
 func (h *Host) useStore() {
+	h.runs = storeutil.Runs(h.cfg.Store)
 	if h.cfg.Settings == nil {
 		h.cfg.Settings = StoredSettings(h.cfg.Store)
 		h.storeSettings = true

@@ -117,8 +117,10 @@ type Host struct {
 	// long as the host.
 	clients sync.Map // clientKey -> *instrumented
 
-	// leases renews the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run
-	// may read them with its claim (lease.go).
+	// runs is Config.Store's way for runs, looked up once (storeutil.Runs), or nil without a store; leases renews
+	// the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run may read them
+	// with its claim (lease.go).
+	runs          storage.RunStore
 	leases        leaseKeeper
 	storeSettings bool
 }

@@ -166,25 +166,6 @@ type Budgeter interface {
 	DeleteBudget(ctx context.Context, settingsID string) error
 }
 
-// BudgetReleaser is a store that ends runs' budgets in the step that stores a conversation's last entries and
-// gives its lease up ([AppendReleaser]), so that ending a run under a budget costs no round trip of its own.
-type BudgetReleaser interface {
-	// AppendReleaseBudget is AppendRelease that also does each of ends, as ReserveBudget would, all or nothing
-	// with the entries: the ends are done exactly when the entries are stored. Each end must be of c's tenant,
-	// with End set, and ends need entries to ride on.
-	AppendReleaseBudget(ctx context.Context, c Claim, ends []BudgetReservation, entries ...Entry) ([]Entry, error)
-}
-
-// SettingsReserver is a [Budgeter] that reads a settings document and makes a reservation in one step, so that a
-// run that reads its stored settings before its first model call reserves that call in the same round trip.
-type SettingsReserver interface {
-	Budgeter
-	// GetSettingsReserve is GetSettings of r's tenant and kind, and ReserveBudget of r, in one step, each as
-	// alone: reserveErr is what ReserveBudget would return (nil when r is reserved, whatever the read found);
-	// err is what GetSettings would return (wrapping ErrNotFound when the tenant has no such document).
-	GetSettingsReserve(ctx context.Context, kind string, r BudgetReservation) (doc Document, reserveErr, err error)
-}
-
 // BudgetUsage is a tenant's budget as it stands.
 type BudgetUsage struct {
 	// Limits are the tenant's, its document over the defaults.

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
@@ -260,29 +259,30 @@ func (s *Store) DeleteBudget(ctx context.Context, settingsID string) error {
 	return nil
 }
 
-var _ storage.SettingsReserver = (*Store)(nil)
-
-// GetSettingsReserve implements [storage.SettingsReserver]: the reservation and the read under one lock.
-func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.BudgetReservation) (storage.Document, error, error) {
-	if err := ctxErr(ctx); err != nil {
-		return storage.Document{}, err, err
-	}
-	if err := checkDocIDs(r.SettingsID, kind); err != nil {
-		return storage.Document{}, err, err
-	}
-	if err := storeutil.CheckBudgetReservation(r); err != nil {
-		return storage.Document{}, err, err
-	}
+// reserveRead is BeginRun of a run without a conversation: the reservation and the reads under one lock.
+func (s *Store) reserveRead(b storage.RunBegin) (storage.RunBegun, error) {
+	var out storage.RunBegun
 	s.mu.Lock()
-	reserveErr := s.reserveLocked(r)
-	doc, ok := s.settings[docKey{r.SettingsID, kind}]
+	if b.Reserve != nil {
+		out.ReserveErr = s.reserveLocked(*b.Reserve)
+		out.Reserved = out.ReserveErr == nil
+	}
+	docs := make([]storage.Document, 0, len(b.Kinds))
+	for _, k := range b.Kinds {
+		if doc, ok := s.settings[docKey{b.SettingsID, k}]; ok {
+			docs = append(docs, doc)
+		}
+	}
 	s.mu.Unlock()
-	if !ok {
-		return storage.Document{}, reserveErr, fmt.Errorf("memory: settings %q of %q: %w", kind, r.SettingsID, storage.ErrNotFound)
+	for _, doc := range docs {
+		if err := storeutil.CheckStoredDocument(doc, true); err != nil {
+			return out, err
+		}
+		doc.Data = cloneBytes(doc.Data)
+		if out.Settings == nil {
+			out.Settings = map[string]storage.Document{}
+		}
+		out.Settings[doc.Kind] = doc
 	}
-	if err := storeutil.CheckStoredDocument(doc, true); err != nil {
-		return storage.Document{}, reserveErr, err
-	}
-	doc.Data = cloneBytes(doc.Data)
-	return doc, reserveErr, nil
+	return out, nil
 }
