@@ -64,31 +64,6 @@ func ParseBudgetLimits(data []byte) (BudgetLimits, error) {
 	return l, nil
 }
 
-// Over returns l with the fields o sets replaced by o's: a tenant's document over the application's defaults.
-func (l BudgetLimits) Over(o BudgetLimits) BudgetLimits {
-	w := func(a, b *BudgetLimit) *BudgetLimit {
-		if b == nil {
-			return a
-		}
-		if a == nil {
-			return b
-		}
-		c := *a
-		if b.Tokens != nil {
-			c.Tokens = b.Tokens
-		}
-		if b.Cost != nil {
-			c.Cost = b.Cost
-		}
-		return &c
-	}
-	l.Day, l.Month, l.Conversation, l.Run = w(l.Day, o.Day), w(l.Month, o.Month), w(l.Conversation, o.Conversation), w(l.Run, o.Run)
-	if o.LiveRuns != nil {
-		l.LiveRuns = o.LiveRuns
-	}
-	return l
-}
-
 // Window returns the limit of window w ("day", "month", "conversation", "run"), or nil.
 func (l BudgetLimits) Window(w string) *BudgetLimit {
 	switch w {
@@ -264,12 +239,4 @@ func (e *BudgetExceededError) Unwrap() error {
 		return ErrTooManyRuns
 	}
 	return ErrBudgetExceeded
-}
-
-// BudgetWindows returns the keys and reset times of the day and month windows at t (in UTC).
-func BudgetWindows(t time.Time) (dayKey string, dayReset time.Time, monthKey string, monthReset time.Time) {
-	t = t.UTC()
-	y, m, d := t.Date()
-	return t.Format("2006-01-02"), time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC),
-		t.Format("2006-01"), time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/budgetcalc"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
@@ -54,7 +55,7 @@ func (s *Store) budgetLimits(settingsID string, defaults storage.BudgetLimits) (
 	if err != nil {
 		return storage.BudgetLimits{}, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 	}
-	return defaults.Over(l), nil
+	return budgetcalc.Over(defaults, l), nil
 }
 
 func (s *Store) window(settingsID, window, key string) *budgetWindow {
@@ -87,7 +88,7 @@ func (s *Store) reserveLocked(r storage.BudgetReservation) error {
 		s.budget.windows = make(map[budgetWindowKey]*budgetWindow)
 	}
 	now := s.clock()
-	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(now)
+	dayKey, dayReset, monthKey, monthReset := budgetcalc.Windows(now)
 	runs := s.budget.runs[r.SettingsID]
 	if runs == nil {
 		runs = make(map[string]*budgetRun)
@@ -216,7 +217,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 		return storage.BudgetUsage{}, err
 	}
 	now := s.clock()
-	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(now)
+	dayKey, dayReset, monthKey, monthReset := budgetcalc.Windows(now)
 	u := storage.BudgetUsage{Limits: limits}
 	add := func(window, key string, reset time.Time) {
 		wu := storage.WindowUsage{Window: window, Key: key, ResetAt: reset}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/budgetcalc"
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
@@ -180,7 +181,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	// The windows are those of the database's clock, read by the last statement; the keys of the first are
 	// those of this process's clock, and a query at midnight may read the day before: both are asked for.
 	now := time.Now()
-	dayKey, _, monthKey, _ := storage.BudgetWindows(now)
+	dayKey, _, monthKey, _ := budgetcalc.Windows(now)
 	b := tenantBatch(settingsID)
 	b.Queue(qBudgetDocument, settingsID)
 	b.Queue(qBudgetSpend, settingsID, dayKey, monthKey, conversationID)
@@ -198,7 +199,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 			if err != nil {
 				return &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 			}
-			u.Limits = defaults.Over(l)
+			u.Limits = budgetcalc.Over(defaults, l)
 		}
 		rows, err := br.Query()
 		if err != nil {
@@ -225,7 +226,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	if err != nil {
 		return storage.BudgetUsage{}, wrap("budget usage", err)
 	}
-	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(dbNow)
+	dayKey, dayReset, monthKey, monthReset := budgetcalc.Windows(dbNow)
 	add := func(window, key string, reset time.Time) {
 		w := spent[[2]string{window, key}]
 		w.Window, w.Key, w.ResetAt = window, key, reset

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/budgetcalc"
 )
 
 // budgeter returns the rule's store as a Budgeter, and a function that puts a tenant's budget document; false
@@ -67,8 +68,8 @@ func ruleBudgetReserve(r *rec) {
 	err := b.ReserveBudget(ctx, reservation(a, "r2", 500))
 	if e, ok := r.exceeded(err, storage.WindowDay, "tokens", "ReserveBudget of 500 more"); ok {
 		r.is(err, storage.ErrBudgetExceeded, "a refused reservation")
-		_, reset, _, _ := storage.BudgetWindows(before)
-		_, later, _, _ := storage.BudgetWindows(time.Now())
+		_, reset, _, _ := budgetcalc.Windows(before)
+		_, later, _, _ := budgetcalc.Windows(time.Now())
 		r.truef(e.Limit == 1000 && e.Used == 600 && e.Asked == 500 && (e.ResetAt.Equal(reset) || e.ResetAt.Equal(later)) && e.SettingsID == a,
 			"the refusal says %+v, want limit 1000, used 600, asked 500, reset at %v", e, reset)
 	}
