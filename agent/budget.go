@@ -374,16 +374,9 @@ type offeredTools struct {
 
 // advances reports whether a run's first model call can be reserved with its settings read: a run without a
 // conversation, whose settings come from Config.Store, under a meter that keeps its budgets in that store
-// (metering.Ahead), which reads and reserves in its BeginRun.
+// (Host.advancer), which reads and reserves in its BeginRun.
 func (h *Host) advances(ri *runInput) bool {
-	if ri.conversationID != "" || ri.settingsID == "" || !h.storeSettings {
-		return false
-	}
-	am, ok := h.cfg.Meter.(metering.Ahead)
-	if !ok {
-		return false
-	}
-	return am.Advances(h.cfg.Store)
+	return h.advancer != nil && ri.conversationID == "" && ri.settingsID != "" && h.storeSettings
 }
 
 // settingsAhead reads the run's stored settings and reserves its first model call in a, in one step, for the
@@ -399,7 +392,7 @@ func (h *Host) settingsAhead(ctx context.Context, ask *runAsk, run *toolset.Run,
 	}
 	opts := pre.opts
 	opts.Tools = a.offered.tools
-	a.res = h.cfg.Meter.(metering.Ahead).Advance(h.meteredRun(*run, pre.provider), a.input, &opts)
+	a.res = h.advancer.Advance(h.meteredRun(*run, pre.provider), a.input, &opts)
 	got, err := h.runs.BeginRun(ctx, storage.RunBegin{SettingsID: ri.settingsID, Kinds: []string{h.decl.SettingsKind}, Reserve: &a.res})
 	a.reserved = got.Reserved
 	if err != nil {

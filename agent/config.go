@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/metering"
 	"github.com/typeshift-go/typeshift/agent/telemetry"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -121,6 +122,7 @@ type Host struct {
 	// the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run may read them
 	// with its claim (lease.go).
 	runs          storage.RunStore
+	advancer      metering.Ahead // Config.Meter, when it reserves a run's first call in runs' BeginRun, or nil
 	leases        leaseKeeper
 	storeSettings bool
 }
