@@ -3,12 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 	"sync"
-	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/metering"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
 )
@@ -21,59 +20,35 @@ type Meter interface {
 	Begin(ctx context.Context, run MeteredRun) (RunMeter, error)
 }
 
-// MeteredRun names the run a [Meter] meters.
-type MeteredRun struct {
-	// SettingsID is the run's tenant; a sub-agent's run has its caller's.
-	SettingsID string
-	// ConversationID is the run's conversation, or "" for a run without one.
-	ConversationID string
-	// LeaseToken is the token of the run's claim on its conversation (see storage.Claim), or "": what the meter
-	// holds for the run may be tied to the claim, and so end with it when the process dies.
-	LeaseToken string
-	// LeaseTTL is how long the run's claim lasts unless renewed: what a meter holds for a run without a
-	// conversation lasts as long.
-	LeaseTTL time.Duration
-	// RunID and Agent name the run and its agent; Provider is the provider the run's settings name.
-	RunID, Agent, Provider string
-	// Ahead is what the store reserved for the run's first model call with its settings read ([AdvanceMeter]),
-	// or nil: the RunMeter holds it from Begin on, and ends it with the run.
-	Ahead *storage.BudgetReservation
-}
+// MeteredRun names the run a [Meter] meters: its tenant (SettingsID; a sub-agent's run has its caller's), its
+// conversation (ConversationID, "" without one) and the token and lifetime of its claim on it (LeaseToken,
+// LeaseTTL: what the meter holds for the run may be tied to the claim), the run (RunID), its agent (Agent) and
+// the provider its settings name (Provider).
+type MeteredRun = metering.Run
 
-// A RunMeter meters one run. The host calls it from the run's goroutine, one model call at a time: Reserve before
-// a call, Settle after it when Reserve allowed it, and End once when the run's agent is done — unless the run's
-// end took what it holds instead ([StoredEnder]), or the agent the run was handed to did ([MeterHandover]).
+// A RunMeter meters one run. The host calls it from the run's goroutine, one model call at a time: Call around
+// each model call, and End once when the run's agent is done.
 type RunMeter interface {
-	// Reserve is asked before a model call with the request (the model named in opts, the messages, the output
-	// cap in opts.MaxTokens). An error refuses the call: the run ends with it, its history stored.
-	Reserve(ctx context.Context, msgs []chat.Message, opts *chat.Options) error
-	// Settle is told what the call used and the model that answered ("" when it did not say; zero usage when the
-	// call failed) and returns what the call cost.
-	Settle(ctx context.Context, model string, used chat.Usage) Cost
+	// Call wraps one model call, as a middleware does: it may refuse the call by returning an error without
+	// calling next (the run then ends with that error, its history stored); otherwise it calls next, which makes
+	// the call and returns what it used and the model that answered ("" when it did not say; zero usage when the
+	// call failed), and returns what the call cost with next's error.
+	Call(ctx context.Context, call MeteredCall, next func(context.Context) (CallUsage, error)) (Cost, error)
 	// End releases what the meter still holds for the run.
 	End(ctx context.Context)
 }
 
-// A StoredEnder is a [RunMeter] that keeps what it holds for a run in a store that can end it in the same step
-// as the run's last entries (storage.BudgetReleaser): at the end of a run with a conversation, the host asks it
-// for that end and stores it with the run's end entry and the release of the claim, sparing End's own round
-// trip. It calls End instead when StoredEnd returns false or the store did not take it.
-type StoredEnder interface {
-	// StoredEnd returns the reservation that ends the run (with End set), when store is where the meter keeps
-	// the run's budget and the meter holds something there; false otherwise.
-	StoredEnd(store storage.ConversationStore) (storage.BudgetReservation, bool)
-	// EndStored tells the meter that the store took the end StoredEnd returned: the run is ended.
-	EndStored()
+// MeteredCall is the request of a model call a [RunMeter] meters: the model named in Options, the messages, the
+// output cap in Options.MaxTokens.
+type MeteredCall struct {
+	Messages []chat.Message
+	Options  *chat.Options
 }
 
-// A MeterHandover is a [RunMeter] that can pass what it holds for a run to the RunMeter of the agent the run is
-// handed off to (see Handoff): the run keeps one place among its tenant's live runs and one run window, and its
-// last call's settlement goes with the next agent's first reservation. The host asks it when the next agent's
-// meter begins, and calls End instead when it returns false.
-type MeterHandover interface {
-	// HandOver passes what the meter holds for the run to next, which has begun metering the same run; false
-	// when next cannot take it (another Meter's, say).
-	HandOver(next RunMeter) bool
+// CallUsage is what a metered model call used, and the model that answered.
+type CallUsage struct {
+	Model string
+	Usage chat.Usage
 }
 
 // Cost is what model calls cost, as a [Meter] priced them.
@@ -111,9 +86,9 @@ func (c Cost) Add(d Cost) Cost {
 //typeshift:owned
 type meterState struct {
 	meter Meter
-	run   MeteredRun                // the run as Begin is told of it, but for Ahead
-	ahead *ahead                    // the first model call reserved with the settings read, or nil
-	store storage.ConversationStore // where what ahead reserved is ended, if the run's meter does not take it
+	run   MeteredRun       // the run as Begin is told of it, but for Ahead
+	ahead *ahead           // the first model call reserved with the settings read, or nil
+	store storage.RunStore // where what ahead reserved is ended, if the run's meter does not take it
 
 	mu    sync.Mutex // guards cost: the End of a sub-agent's abandoned call may race the run's end
 	rm    RunMeter
@@ -126,7 +101,7 @@ type meterState struct {
 
 // newMeterState returns the part of a run under meter, or nil without one: run names the run, leaseToken is its
 // claim's token ("" without a conversation), a what the store reserved ahead of it (nil for nothing).
-func newMeterState(meter Meter, run MeteredRun, leaseToken string, a *ahead, store storage.ConversationStore) *meterState {
+func newMeterState(meter Meter, run MeteredRun, leaseToken string, a *ahead, store storage.RunStore) *meterState {
 	if meter == nil {
 		return nil
 	}
@@ -176,18 +151,20 @@ func (m *meterState) start(ctx context.Context) (RunMeter, error) {
 	if m.begun {
 		return m.rm, nil
 	}
-	run := m.run
-	run.Ahead = m.ahead.held()
-	rm, err := m.meter.Begin(ctx, run)
+	rm, err := m.meter.Begin(ctx, m.run)
 	if err != nil {
 		m.ahead.drop(ctx, m.store)
 		return nil, err
 	}
-	m.ahead.taken() // the RunMeter holds it, if anything was reserved
+	if res := m.ahead.held(); res != nil {
+		if am, ok := m.meter.(metering.Ahead); ok && am.Reserved(rm, *res) {
+			m.ahead.taken() // the RunMeter holds it
+		}
+	}
 	m.rm, m.begun = rm, true
 	if prev := m.prev; prev != nil {
 		m.prev = nil
-		if ho, ok := prev.(MeterHandover); !ok || !ho.HandOver(rm) {
+		if ho, ok := prev.(metering.Handover); !ok || !ho.HandOver(rm) {
 			prev.End(context.WithoutCancel(ctx))
 		}
 	}
@@ -204,7 +181,7 @@ func (m *meterState) holding() RunMeter {
 }
 
 // takeOver is told, at a handoff, that the run goes on with m's agent: what from's meter holds for the run passes
-// to m's when it begins (MeterHandover), and is ended at once when m's host has no meter.
+// to m's when it begins (metering.Handover), and is ended at once when m's host has no meter.
 func (m *meterState) takeOver(ctx context.Context, from *meterState) {
 	if from == nil {
 		return
@@ -220,11 +197,13 @@ func (m *meterState) takeOver(ctx context.Context, from *meterState) {
 	}
 }
 
-func (m *meterState) settle(ctx context.Context, rm RunMeter, model string, used chat.Usage) {
-	c := rm.Settle(ctx, model, used)
+// call makes a model call through the run's meter, next making it, and adds its cost to the run's.
+func (m *meterState) call(ctx context.Context, rm RunMeter, msgs []chat.Message, opts *chat.Options, next func(context.Context) (CallUsage, error)) error {
+	c, err := rm.Call(ctx, MeteredCall{Messages: msgs, Options: opts}, next)
 	m.mu.Lock()
 	m.cost = m.cost.Add(c)
 	m.mu.Unlock()
+	return err
 }
 
 func (m *meterState) end(ctx context.Context) {
@@ -238,14 +217,14 @@ func (m *meterState) end(ctx context.Context) {
 	m.ahead.drop(ctx, m.store) // the run ended before its first model call
 }
 
-// storedEnd returns what ends the run's meter in store's last step of a conversation's run, when the meter and
-// the store can (see StoredEnder): nil otherwise, and for a run without a meter.
+// storedEnd returns what ends the run's meter in store's last step of a conversation's run, when the meter can
+// (see metering.StoredEnd): nil otherwise, and for a run without a meter.
 func (m *meterState) storedEnd(store storage.ConversationStore) []storage.BudgetReservation {
 	if m == nil || m.holding() == nil {
 		return nil
 	}
-	se, ok := m.holding().(StoredEnder)
-	if _, can := store.(storage.BudgetReleaser); !ok || !can {
+	se, ok := m.holding().(metering.StoredEnd)
+	if !ok {
 		return nil
 	}
 	end, ok := se.StoredEnd(store)
@@ -262,7 +241,7 @@ func (m *meterState) finish(ctx context.Context, stored bool) {
 		return
 	}
 	if rm := m.holding(); stored && rm != nil {
-		rm.(StoredEnder).EndStored()
+		rm.(metering.StoredEnd).EndStored()
 		m.begun, m.rm, m.prev = false, nil, nil
 		return
 	}
@@ -283,16 +262,15 @@ func (c meterClient) Respond(ctx context.Context, msgs []chat.Message, opts *cha
 	if rm == nil {
 		return c.next.Respond(ctx, msgs, opts)
 	}
-	if err := rm.Reserve(ctx, msgs, opts); err != nil {
-		return nil, err
-	}
-	resp, err := c.next.Respond(ctx, msgs, opts)
-	var used chat.Usage
-	var model string
-	if resp != nil {
-		used, model = resp.Usage, resp.Model
-	}
-	c.m.settle(ctx, rm, model, used)
+	var resp *chat.Response
+	err = c.m.call(ctx, rm, msgs, opts, func(ctx context.Context) (CallUsage, error) {
+		var err error
+		resp, err = c.next.Respond(ctx, msgs, opts)
+		if resp == nil {
+			return CallUsage{}, err
+		}
+		return CallUsage{Model: resp.Model, Usage: resp.Usage}, err
+	})
 	return resp, err
 }
 
@@ -311,25 +289,27 @@ func (c meterClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat
 			}
 			return
 		}
-		if err := rm.Reserve(ctx, msgs, opts); err != nil {
-			yield(chat.Update{}, err)
-			return
-		}
-		var used chat.Usage
-		var model string
-		defer func() { c.m.settle(ctx, rm, model, used) }()
-		for u, err := range c.next.Stream(ctx, msgs, opts) {
-			if u.Model != "" {
-				model = u.Model
-			}
-			for _, p := range u.Parts {
-				if up, ok := p.(chat.UsagePart); ok {
-					used = used.Add(up.Usage)
+		called := false
+		err = c.m.call(ctx, rm, msgs, opts, func(ctx context.Context) (CallUsage, error) {
+			called = true
+			var used CallUsage
+			for u, err := range c.next.Stream(ctx, msgs, opts) {
+				if u.Model != "" {
+					used.Model = u.Model
+				}
+				for _, p := range u.Parts {
+					if up, ok := p.(chat.UsagePart); ok {
+						used.Usage = used.Usage.Add(up.Usage)
+					}
+				}
+				if !yield(u, err) {
+					break
 				}
 			}
-			if !yield(u, err) {
-				return
-			}
+			return used, nil // the stream's errors went to the caller with its updates
+		})
+		if err != nil && !called {
+			yield(chat.Update{}, err) // refused
 		}
 	}
 }
@@ -375,19 +355,6 @@ func (m *meterState) endCost() *costData {
 	return &costData{Nanos: c.Nanos, Amount: c.Amount(), Currency: c.Currency, Unpriced: c.Unpriced}
 }
 
-// An AdvanceMeter is a [Meter] that can reserve a run's first model call ahead of it, in the round trip that reads
-// the run's stored settings (storage.SettingsReserver): a run without a conversation, which stores nothing at its
-// end for the release of its budget to ride on, then adds one round trip per model call, not one more. The host
-// asks it for such runs whose settings come from Config.Store.
-type AdvanceMeter interface {
-	Meter
-	// Advances reports whether the meter keeps its budgets in store, and so can reserve there with a settings read.
-	Advances(store storage.SettingsStore) bool
-	// Advance returns the reservation of run's first model call for a request of msgs and opts as they stand
-	// before the stored settings are read. The host passes what the store reserved to Begin in MeteredRun.Ahead.
-	Advance(run MeteredRun, msgs []chat.Message, opts *chat.Options) storage.BudgetReservation
-}
-
 // ahead is a run's first model call reserved with its settings read (Host.settingsAhead), for a run that can be
 // (Host.advances).
 type ahead struct {
@@ -406,18 +373,10 @@ type offeredTools struct {
 }
 
 // advances reports whether a run's first model call can be reserved with its settings read: a run without a
-// conversation, whose settings come from Config.Store, under an AdvanceMeter that keeps its budgets in that
-// store, which reads and reserves in one step (storage.SettingsReserver).
+// conversation, whose settings come from Config.Store, under a meter that keeps its budgets in that store
+// (Host.advancer), which reads and reserves in its BeginRun.
 func (h *Host) advances(ri *runInput) bool {
-	if ri.conversationID != "" || ri.settingsID == "" || !h.storeSettings {
-		return false
-	}
-	am, ok := h.cfg.Meter.(AdvanceMeter)
-	if !ok {
-		return false
-	}
-	_, ok = h.cfg.Store.(storage.SettingsReserver)
-	return ok && am.Advances(h.cfg.Store)
+	return h.advancer != nil && ri.conversationID == "" && ri.settingsID != "" && h.storeSettings
 }
 
 // settingsAhead reads the run's stored settings and reserves its first model call in a, in one step, for the
@@ -433,16 +392,13 @@ func (h *Host) settingsAhead(ctx context.Context, ask *runAsk, run *toolset.Run,
 	}
 	opts := pre.opts
 	opts.Tools = a.offered.tools
-	a.res = h.cfg.Meter.(AdvanceMeter).Advance(h.meteredRun(*run, pre.provider), a.input, &opts)
-	doc, reserveErr, err := h.cfg.Store.(storage.SettingsReserver).GetSettingsReserve(ctx, h.decl.SettingsKind, a.res)
-	a.reserved = reserveErr == nil
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
-	}
+	a.res = h.advancer.Advance(h.meteredRun(*run, pre.provider), a.input, &opts)
+	got, err := h.runs.BeginRun(ctx, storage.RunBegin{SettingsID: ri.settingsID, Kinds: []string{h.decl.SettingsKind}, Reserve: &a.res})
+	a.reserved = got.Reserved
 	if err != nil {
 		return nil, err
 	}
-	return doc.Data, nil
+	return got.Settings[h.decl.SettingsKind].Data, nil
 }
 
 // held returns what the store holds for the run's first model call, or nil.
@@ -469,17 +425,15 @@ func (a *ahead) tools() *offeredTools {
 }
 
 // drop ends what settingsAhead reserved in store for a run whose meter did not begin.
-func (a *ahead) drop(ctx context.Context, store storage.ConversationStore) {
+func (a *ahead) drop(ctx context.Context, store storage.RunStore) {
 	res := a.held()
-	if res == nil {
+	if res == nil || store == nil {
 		return
 	}
 	a.reserved = false
-	if b, ok := store.(storage.Budgeter); ok {
-		end := *res
-		end.Reserve, end.End = storage.BudgetSpend{}, true
-		_ = b.ReserveBudget(context.WithoutCancel(ctx), end)
-	}
+	end := *res
+	end.Reserve, end.End = storage.BudgetSpend{}, true
+	_, _ = store.EndRun(context.WithoutCancel(ctx), storage.RunEnd{Settle: []storage.BudgetReservation{end}})
 }
 
 // meteredRun names run, of h's agent, for its meter, its provider being provider.

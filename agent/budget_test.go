@@ -40,22 +40,19 @@ type tokenRun struct {
 	calls int
 }
 
-func (r *tokenRun) Reserve(_ context.Context, msgs []chat.Message, opts *chat.Options) error {
+func (r *tokenRun) Call(ctx context.Context, _ agent.MeteredCall, next func(context.Context) (agent.CallUsage, error)) (agent.Cost, error) {
 	if r.calls >= r.m.allow {
-		return errRefused
+		return agent.Cost{}, errRefused
 	}
 	r.calls++
 	r.m.mu.Lock()
 	r.m.reserved++
 	r.m.mu.Unlock()
-	return nil
-}
-
-func (r *tokenRun) Settle(_ context.Context, model string, used chat.Usage) agent.Cost {
+	used, err := next(ctx)
 	r.m.mu.Lock()
-	r.m.settled = append(r.m.settled, used)
+	r.m.settled = append(r.m.settled, used.Usage)
 	r.m.mu.Unlock()
-	return agent.Cost{Nanos: used.TotalTokens, Currency: "USD"}
+	return agent.Cost{Nanos: used.Usage.TotalTokens, Currency: "USD"}, err
 }
 
 func (r *tokenRun) End(context.Context) {

@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/metering"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -187,6 +189,10 @@ func withAuthor(m chat.Message, name string) chat.Message {
 // useStore wires Config.Store into the host: its settings become the middle settings layer, unless
 // Config.Settings says otherwise, and calls that needed approval are marked as started before they run.
 func (h *Host) useStore() {
+	h.runs = storeutil.Runs(h.cfg.Store)
+	if am, ok := h.cfg.Meter.(metering.Ahead); ok && am.Advances(h.cfg.Store) {
+		h.advancer = am // reserves a run's first model call in the store's BeginRun
+	}
 	if h.cfg.Settings == nil {
 		h.cfg.Settings = StoredSettings(h.cfg.Store)
 		h.storeSettings = true

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/metering"
 	"github.com/typeshift-go/typeshift/agent/telemetry"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -117,8 +118,11 @@ type Host struct {
 	// long as the host.
 	clients sync.Map // clientKey -> *instrumented
 
-	// leases renews the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run
-	// may read them with its claim (lease.go).
+	// runs is Config.Store's way for runs, looked up once (storeutil.Runs), or nil without a store; leases renews
+	// the claims of the live runs; storeSettings says Config.Settings is Config.Store's, so a run may read them
+	// with its claim (lease.go).
+	runs          storage.RunStore
+	advancer      metering.Ahead // Config.Meter, when it reserves a run's first call in runs' BeginRun, or nil
 	leases        leaseKeeper
 	storeSettings bool
 }

@@ -64,6 +64,7 @@ type conversationRun struct {
 	st *runState
 	// Which conversation: fixed.
 	store      storage.ConversationStore
+	runs       storage.RunStore // the store's way for runs: the claim, its renewal and the run's end
 	settingsID string
 	id         string
 
@@ -141,7 +142,7 @@ func (h *Host) openConversation(ctx context.Context, st *runState, input []chat.
 		return nil, nil, err
 	}
 	ttl := h.leaseTTL()
-	c, entries, loaded, loadErr, err := h.claimConversation(ctx, st, ttl, claimed)
+	c, entries, loadErr, err := h.claimConversation(ctx, st, ttl, claimed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,9 +152,6 @@ func (h *Host) openConversation(ctx context.Context, st *runState, input []chat.
 			c.close()
 		}
 	}()
-	if !loaded {
-		entries, loadErr = c.store.Load(ctx, c.settingsID, id)
-	}
 	err = loadErr
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, nil, &ConversationError{ConversationID: id, Op: "loading the conversation", Err: err}

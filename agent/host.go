@@ -247,7 +247,7 @@ func (h *Host) prepare(ctx context.Context, opts []RunOption) (prepared, prepare
 	}
 	client, err := run.resolve(ctx, st, claimed)
 	if err != nil {
-		st.ahead.drop(ctx, run.cfg.Store)
+		st.ahead.drop(ctx, run.runs)
 		if conv != nil {
 			_ = conv.close()
 		}

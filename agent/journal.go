@@ -95,9 +95,8 @@ func (c *conversationRun) hasPending() bool {
 }
 
 // store1 stores the queued steps and entries under the run's claim in one call, and with release, gives the
-// claim up in it too when the store can ([storage.AppendReleaser]), and ends the run's budget, ends, in it too
-// ([storage.BudgetReleaser]; ends are given only for a store that is one). A run whose claim is lost stores
-// nothing. Steps that could not be stored stay queued, for the end of the run to try again.
+// claim up in it too and settles the run's budget, ends, all in the store's EndRun. A run whose claim is lost
+// stores nothing. Steps that could not be stored stay queued, for the end of the run to try again.
 func (c *conversationRun) store1(ctx context.Context, op string, release bool, ends []storage.BudgetReservation, entries []storage.Entry) error {
 	c.stamp(entries)
 	j := &c.journal
@@ -115,11 +114,8 @@ func (c *conversationRun) store1(ctx context.Context, op string, release bool, e
 		return nil
 	}
 	var err error
-	if br, ok := c.store.(storage.BudgetReleaser); ok && release && len(ends) > 0 {
-		_, err = br.AppendReleaseBudget(ctx, claim, ends, all...)
-		j.released = err == nil
-	} else if ar, ok := c.store.(storage.AppendReleaser); ok && release {
-		_, err = ar.AppendRelease(ctx, claim, all...)
+	if release {
+		_, err = c.runs.EndRun(ctx, storage.RunEnd{Claim: claim, Entries: all, Settle: ends})
 		j.released = err == nil
 	} else {
 		_, err = c.store.Append(ctx, claim, all...)

@@ -12,13 +12,12 @@ import (
 )
 
 // leaseKeeper renews the claims of a host's live runs, all of them together every third of the lease: one
-// RenewLeases call per tick when the store is a [storage.LeaseRenewer] (the memory and Postgres stores are), one
-// Renew per claim otherwise. A run is kept from the moment it claims its conversation until it releases it, or
+// RenewRuns call per tick (storage.RunStore; one Renew per claim for a store that has only the basic methods). A run is kept from the moment it claims its conversation until it releases it, or
 // until finishTimeout after its context ended; a run whose claim is lost is cancelled with the loss as the cause,
 // and stores nothing more.
 type leaseKeeper struct {
 	mu      sync.Mutex
-	store   storage.ConversationStore
+	store   storage.RunStore
 	ttl     time.Duration
 	runs    map[*conversationRun]struct{}
 	running bool // the renewing goroutine runs; it ends at a tick that finds no run
@@ -30,7 +29,7 @@ func (k *leaseKeeper) add(c *conversationRun) {
 	defer k.mu.Unlock()
 	if k.runs == nil {
 		k.runs = map[*conversationRun]struct{}{}
-		k.store, k.ttl = c.store, c.lease.ttl
+		k.store, k.ttl = c.runs, c.lease.ttl
 	}
 	k.runs[c] = struct{}{}
 	if !k.running {
@@ -45,9 +44,6 @@ func (k *leaseKeeper) remove(c *conversationRun) {
 	delete(k.runs, c)
 	k.mu.Unlock()
 }
-
-// renewConcurrency bounds the Renew calls in flight for a store without RenewLeases.
-const renewConcurrency = 16
 
 func (k *leaseKeeper) loop() {
 	t := time.NewTicker(k.ttl / 3)
@@ -80,27 +76,13 @@ func (k *leaseKeeper) renew(runs []*conversationRun) {
 	for i, c := range runs {
 		claims[i] = c.currentClaim()
 	}
-	if lr, ok := k.store.(storage.LeaseRenewer); ok {
-		res, err := lr.RenewLeases(ctx, claims, k.ttl)
-		if err != nil || len(res) != len(runs) {
-			return
-		}
-		for i, r := range res {
-			runs[i].renewed(r.Claim, r.Err)
-		}
+	res, err := k.store.RenewRuns(ctx, claims, k.ttl)
+	if err != nil || len(res) != len(runs) {
 		return
 	}
-	sem := make(chan struct{}, renewConcurrency)
-	var wg sync.WaitGroup
-	for i, c := range runs {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			renewed, err := k.store.Renew(ctx, claims[i], k.ttl)
-			c.renewed(renewed, err)
-		})
+	for i, r := range res {
+		runs[i].renewed(r.Claim, r.Err)
 	}
-	wg.Wait()
 }
 
 // lease is a run's claim on its conversation: taken, renewed with the host's other runs' (leaseKeeper), lost or
@@ -218,7 +200,7 @@ func (l *lease) lostClaim() error {
 }
 
 // claimed is a conversation claimed, and loaded, before the run's settings were resolved, with the agent's stored
-// settings read in the same round trip ([storage.ClaimLoader]).
+// settings read in the same round trip (storage.RunStore's BeginRun).
 type claimed struct {
 	c            *conversationRun
 	entries      []storage.Entry
@@ -228,13 +210,12 @@ type claimed struct {
 	settingsErr  error
 }
 
-// claimFirst claims the run's conversation, loads it and reads the agent's stored settings in one round trip,
-// when the store can and the run's settings come from it; openConversation goes on from there. Otherwise it does
-// nothing, and openConversation claims, or refuses the run with nothing claimed.
+// claimFirst claims the run's conversation, loads it and reads the agent's stored settings when they come from the
+// store, in one round trip (BeginRun); openConversation goes on from there. A run without a conversation, or one
+// openConversation refuses, claims nothing here.
 func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Message) (*claimed, error) {
 	ri := &st.ask.input
-	cl, ok := h.cfg.Store.(storage.ClaimLoader)
-	if !ok || ri.conversationID == "" || ri.settingsID == "" || len(ri.history) > 0 || checkConversationInput(input) != nil {
+	if h.runs == nil || ri.conversationID == "" || ri.settingsID == "" || len(ri.history) > 0 || checkConversationInput(input) != nil {
 		return nil, nil
 	}
 	var kinds []string
@@ -245,7 +226,8 @@ func (h *Host) claimFirst(ctx context.Context, st *runState, input []chat.Messag
 	if err != nil {
 		return nil, err
 	}
-	got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), c.lease.ttl, kinds...)
+	got, err := h.runs.BeginRun(ctx, storage.RunBegin{SettingsID: c.settingsID, ConversationID: c.id, Owner: h.owner(),
+		TTL: c.lease.ttl, Kinds: kinds})
 	if got.Claim.Token == "" {
 		c.watches.stop()
 		return nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
@@ -288,7 +270,7 @@ func (p *claimed) drop() {
 // signals already: watching before claiming means that every steering input accepted under the claim signals
 // the run. Input queued under an earlier run's claim that crashed is in the conversation once the claim succeeds.
 func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Duration) (*conversationRun, error) {
-	c := &conversationRun{h: h, st: st, store: h.cfg.Store, settingsID: st.ask.input.settingsID, id: st.ask.input.conversationID,
+	c := &conversationRun{h: h, st: st, store: h.cfg.Store, runs: h.runs, settingsID: st.ask.input.settingsID, id: st.ask.input.conversationID,
 		lease: lease{ttl: ttl, keeper: &h.leases}, watches: newWatches()}
 	if err := c.watchSteering(ctx); err != nil {
 		return nil, &ConversationError{ConversationID: c.id, Op: "watching for steering input", Err: err}
@@ -300,29 +282,22 @@ func (h *Host) newConversationRun(ctx context.Context, st *runState, ttl time.Du
 	return c, nil
 }
 
-// claimConversation returns the run's claimed conversation: the one claimFirst claimed, or one claimed now, and
-// loaded too when the store can do both in one round trip ([storage.ClaimLoader]): loaded tells, and loadErr is
-// the load's error. The claim is renewed from now on; err is the claim's.
-func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Duration, claimed *claimed) (c *conversationRun, entries []storage.Entry, loaded bool, loadErr, err error) {
+// claimConversation returns the run's claimed conversation, and its entries: the one claimFirst claimed, or one
+// claimed and loaded now (BeginRun). The claim is renewed from now on; loadErr is the load's error, err the
+// claim's.
+func (h *Host) claimConversation(ctx context.Context, st *runState, ttl time.Duration, claimed *claimed) (c *conversationRun, entries []storage.Entry, loadErr, err error) {
 	if p := claimed; p != nil {
-		return p.c, p.entries, true, p.loadErr, nil
+		return p.c, p.entries, p.loadErr, nil
 	}
 	if c, err = h.newConversationRun(ctx, st, ttl); err != nil {
-		return nil, nil, false, nil, err
+		return nil, nil, nil, err
 	}
-	var claim storage.Claim
-	if cl, ok := c.store.(storage.ClaimLoader); ok {
-		got, err := cl.ClaimLoad(ctx, c.settingsID, c.id, h.owner(), ttl)
-		claim, entries, loaded, loadErr = got.Claim, got.Entries, true, err
-		if claim.Token == "" {
-			c.watches.stop()
-			return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
-		}
-	} else if claim, err = c.store.Claim(ctx, c.settingsID, c.id, h.owner(), ttl); err != nil {
+	got, loadErr := h.runs.BeginRun(ctx, storage.RunBegin{SettingsID: c.settingsID, ConversationID: c.id, Owner: h.owner(), TTL: ttl})
+	if got.Claim.Token == "" {
 		c.watches.stop()
-		return nil, nil, false, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: err}
+		return nil, nil, nil, &ConversationError{ConversationID: c.id, Op: "claiming the conversation", Err: loadErr}
 	}
-	c.took(claim)
+	c.took(got.Claim)
 	c.lease.keeper.add(c) // from the claim on: loading may wait for a busy pool
-	return c, entries, loaded, loadErr, nil
+	return c, got.Entries, loadErr, nil
 }

@@ -87,10 +87,6 @@ func (c *countingStore) Append(ctx context.Context, cl storage.Claim, es ...stor
 	return c.Store.Append(ctx, cl, es...)
 }
 
-func (c *countingStore) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
-	return c.Store.(storage.LeaseRenewer).RenewLeases(ctx, cs, ttl)
-}
-
 // TestLeaseLostStopsRun deletes a conversation, and its lease with it, while a tool of its run works: the run is
 // cancelled at the next renewal, stores nothing more, calls the model no more, and says why.
 func TestLeaseLostStopsRun(t *testing.T) {
@@ -261,19 +257,19 @@ type lateRenewal struct {
 	first, end                  sync.Once
 }
 
-func (s *lateRenewal) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
+func (s *lateRenewal) RenewRuns(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
 	held := false
 	s.first.Do(func() { held = true; close(s.renewing) })
 	if !held {
-		return s.Store.RenewLeases(ctx, cs, ttl)
+		return s.Store.RenewRuns(ctx, cs, ttl)
 	}
 	<-s.released
 	defer close(s.renewed)
-	return s.Store.RenewLeases(ctx, cs, ttl)
+	return s.Store.RenewRuns(ctx, cs, ttl)
 }
 
-func (s *lateRenewal) AppendRelease(ctx context.Context, c storage.Claim, es ...storage.Entry) ([]storage.Entry, error) {
-	out, err := s.Store.AppendRelease(ctx, c, es...)
+func (s *lateRenewal) EndRun(ctx context.Context, e storage.RunEnd) ([]storage.Entry, error) {
+	out, err := s.Store.EndRun(ctx, e)
 	s.end.Do(func() {
 		close(s.released)
 		<-s.renewed

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
-	"github.com/typeshift-go/typeshift/storage"
 )
 
 // A streaming run's updates reach the conversation's watchers as events: the run's text deltas coalesced over a
@@ -50,17 +49,14 @@ type liveKey struct {
 }
 
 // feedRegistry holds the feeds of the conversations that a group of hosts run and watch in this process. It
-// belongs to the hosts, or to the store they are given ([storage.HubStore]), never to the package: a store is a
-// user's value, which may be a struct that cannot be compared (a decorator with a func field), so nothing is keyed
-// by it. The hosts of one store's hub share its registry; so do hosts joined by handoffs (Host.AddHandoffs) and
-// those given to [ShareFeeds], when their stores give no hub.
+// belongs to the hosts, never to the package or to the store: a store is a user's value, which may be a struct
+// that cannot be compared (a decorator with a func field), so nothing is keyed by it. Hosts joined by handoffs
+// (Host.AddHandoffs) and those given to [ShareFeeds] share one registry.
 type feedRegistry struct {
 	mu    sync.Mutex
 	convs map[liveKey]*feed
-	// hosts are the hosts that share it, guarded by joinMu; a store's registry (ofStore) keeps none: every host
-	// of the store finds it there.
-	hosts   []*Host
-	ofStore bool
+	// hosts are the hosts that share it, guarded by joinMu.
+	hosts []*Host
 }
 
 // joinMu orders the joining of registries: a host's registry is read without it (Host.feeds).
@@ -69,21 +65,16 @@ var joinMu sync.Mutex
 // feeds returns the registry of h's conversations' feeds.
 func (h *Host) feeds() *feedRegistry { return h.hub.Load() }
 
-// useFeeds gives h its registry: its store's, when the store gives a hub, or one of its own.
+// useFeeds gives h a registry of its own, until it is joined to others'.
 func (h *Host) useFeeds() {
-	if hs, ok := h.cfg.Store.(storage.HubStore); ok {
-		h.hub.Store(hs.Hub().Value(func() any { return &feedRegistry{ofStore: true} }).(*feedRegistry))
-		return
-	}
 	h.hub.Store(&feedRegistry{hosts: []*Host{h}})
 }
 
 // ShareFeeds makes the hosts' runs and watchers share their conversations' feeds in this process, so that a
 // watcher reached through any of them ([Host.Watch], [Host.WatchAfter]) follows, from memory, the streaming runs
-// of all of them. Hosts of one store that gives a hub ([storage.HubStore], as the memory and Postgres stores do)
-// and hosts joined by handoffs share them already: it is for hosts that share a store of another kind, such as a
-// decorator of one of those. Call it before the hosts' runs start: a watcher or a run live while it is called
-// keeps the feed it holds.
+// of all of them: give it the hosts of one process that share a store. Hosts joined by handoffs share them
+// already; processes meet through the store's relay (storage.EventRelay), if it has one. Call it before the
+// hosts' runs start: a watcher or a run live while it is called keeps the feed it holds.
 func ShareFeeds(hosts ...*Host) {
 	for i := 1; i < len(hosts); i++ {
 		if hosts[0] != nil && hosts[i] != nil {
@@ -92,24 +83,21 @@ func ShareFeeds(hosts ...*Host) {
 	}
 }
 
-// joinFeeds makes a and b, and every host that shares a registry of its own with either, share one registry. The
-// registry of a store stays its store's: the other's hosts join it, and two stores' registries stay apart.
+// joinFeeds makes a and b, and every host that shares a registry with either, share one registry.
 func joinFeeds(a, b *Host) {
 	joinMu.Lock()
 	defer joinMu.Unlock()
 	ra, rb := a.feeds(), b.feeds()
 	switch {
-	case ra == rb || ra.ofStore && rb.ofStore:
+	case ra == rb:
 		return
-	case rb.ofStore, !ra.ofStore && len(ra.hosts) < len(rb.hosts):
+	case len(ra.hosts) < len(rb.hosts):
 		ra, rb = rb, ra
 	}
 	for _, h := range rb.hosts {
 		h.hub.Store(ra)
 	}
-	if !ra.ofStore {
-		ra.hosts = append(ra.hosts, rb.hosts...)
-	}
+	ra.hosts = append(ra.hosts, rb.hosts...)
 	rb.hosts = nil
 }
 

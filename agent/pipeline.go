@@ -86,7 +86,7 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 		if conv != nil {
 			token = conv.currentClaim().Token // claimed before the run was built
 		}
-		st.costs = newMeterState(h.cfg.Meter, h.meteredRun(st.session.view(), st.ask.resolved.provider), token, st.ahead, h.cfg.Store)
+		st.costs = newMeterState(h.cfg.Meter, h.meteredRun(st.session.view(), st.ask.resolved.provider), token, st.ahead, h.runs)
 	}
 	s := &st.stages
 	var cp *checkpoint

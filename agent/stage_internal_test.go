@@ -168,7 +168,7 @@ func TestCheckpointAlone(t *testing.T) {
 	h := stageHost(t, Config{Store: store})
 	st := stageParts(h, 5)
 	Conversation("c1")(&st.ask.input)
-	c, _, _, _, err := h.claimConversation(ctx, st, h.leaseTTL(), nil)
+	c, _, _, err := h.claimConversation(ctx, st, h.leaseTTL(), nil)
 	is.NoErr(err)
 	input := []chat.Message{chat.UserText("go")}
 	c.journal.open(input, input)

@@ -83,7 +83,7 @@ func secondRun(t *testing.T, h *agent.Host) {
 	is.Equal(res.Text(), "steered to B")
 }
 
-// TestShareFeeds: two hosts over one store that gives no hub (a decorator of the memory store) share their feeds
+// TestShareFeeds: two hosts over one store (a decorator of the memory store) share their feeds
 // once joined, so that a watcher reached through one follows, from memory, a run of the other, and steering
 // through it reaches the run.
 func TestShareFeeds(t *testing.T) {

@@ -84,6 +84,9 @@ func instances(t *testing.T, kind string, model chat.Client, n int) []*agent.Hos
 		}
 		hosts[i] = host(model, agent.Config{Store: store})
 	}
+	if open == nil {
+		agent.ShareFeeds(hosts...) // the hosts of one process that share the memory store meet in memory
+	}
 	return hosts
 }
 
@@ -254,6 +257,9 @@ func TestWatcherAsRunEnds(t *testing.T) {
 				a, b = pa, open()
 			}
 			runner, watcher := host(model, agent.Config{Store: a}), host(model, agent.Config{Store: b})
+			if kind == "memory" {
+				agent.ShareFeeds(runner, watcher) // one process: the hosts meet in memory
+			}
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			for _, err := range runner.RunStream(ctx, agent.Text("one"), agent.SettingsID(tenant), agent.Conversation("ending")) {

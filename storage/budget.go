@@ -64,31 +64,6 @@ func ParseBudgetLimits(data []byte) (BudgetLimits, error) {
 	return l, nil
 }
 
-// Over returns l with the fields o sets replaced by o's: a tenant's document over the application's defaults.
-func (l BudgetLimits) Over(o BudgetLimits) BudgetLimits {
-	w := func(a, b *BudgetLimit) *BudgetLimit {
-		if b == nil {
-			return a
-		}
-		if a == nil {
-			return b
-		}
-		c := *a
-		if b.Tokens != nil {
-			c.Tokens = b.Tokens
-		}
-		if b.Cost != nil {
-			c.Cost = b.Cost
-		}
-		return &c
-	}
-	l.Day, l.Month, l.Conversation, l.Run = w(l.Day, o.Day), w(l.Month, o.Month), w(l.Conversation, o.Conversation), w(l.Run, o.Run)
-	if o.LiveRuns != nil {
-		l.LiveRuns = o.LiveRuns
-	}
-	return l
-}
-
 // Window returns the limit of window w ("day", "month", "conversation", "run"), or nil.
 func (l BudgetLimits) Window(w string) *BudgetLimit {
 	switch w {
@@ -164,25 +139,6 @@ type Budgeter interface {
 	// DeleteBudget erases what the tenant spent and holds (not its budget document), as when the tenant is
 	// deleted.
 	DeleteBudget(ctx context.Context, settingsID string) error
-}
-
-// BudgetReleaser is a store that ends runs' budgets in the step that stores a conversation's last entries and
-// gives its lease up ([AppendReleaser]), so that ending a run under a budget costs no round trip of its own.
-type BudgetReleaser interface {
-	// AppendReleaseBudget is AppendRelease that also does each of ends, as ReserveBudget would, all or nothing
-	// with the entries: the ends are done exactly when the entries are stored. Each end must be of c's tenant,
-	// with End set, and ends need entries to ride on.
-	AppendReleaseBudget(ctx context.Context, c Claim, ends []BudgetReservation, entries ...Entry) ([]Entry, error)
-}
-
-// SettingsReserver is a [Budgeter] that reads a settings document and makes a reservation in one step, so that a
-// run that reads its stored settings before its first model call reserves that call in the same round trip.
-type SettingsReserver interface {
-	Budgeter
-	// GetSettingsReserve is GetSettings of r's tenant and kind, and ReserveBudget of r, in one step, each as
-	// alone: reserveErr is what ReserveBudget would return (nil when r is reserved, whatever the read found);
-	// err is what GetSettings would return (wrapping ErrNotFound when the tenant has no such document).
-	GetSettingsReserve(ctx context.Context, kind string, r BudgetReservation) (doc Document, reserveErr, err error)
 }
 
 // BudgetUsage is a tenant's budget as it stands.
@@ -283,12 +239,4 @@ func (e *BudgetExceededError) Unwrap() error {
 		return ErrTooManyRuns
 	}
 	return ErrBudgetExceeded
-}
-
-// BudgetWindows returns the keys and reset times of the day and month windows at t (in UTC).
-func BudgetWindows(t time.Time) (dayKey string, dayReset time.Time, monthKey string, monthReset time.Time) {
-	t = t.UTC()
-	y, m, d := t.Date()
-	return t.Format("2006-01-02"), time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC),
-		t.Format("2006-01"), time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
 }

@@ -27,7 +27,7 @@ type Claim struct {
 	// EventHead is the id of the conversation's last event when it was
 	// claimed (see EventHead): the holder numbers its run's events from
 	// EventHead+1 on and sets EventHead to the last of them before Release
-	// or AppendRelease, which keep it for the next run.
+	// or RunStore.EndRun, which keep it for the next run.
 	EventHead int64
 	// Watched reports that a process other than this one watched the
 	// conversation when it was claimed (see EventRelay); the store sets it.
@@ -146,8 +146,8 @@ type ConversationStore interface {
 	WatchSteering(ctx context.Context, settingsID, conversationID string) (<-chan struct{}, error)
 
 	// EventRange returns the span of the conversation's event ids: its
-	// events are numbered above Base, and Head is the last as a Release, an
-	// AppendRelease or an EventRelay's Publish stored it. Base is the time the
+	// events are numbered above Base, and Head is the last as a Release, a
+	// RunStore.EndRun or an EventRelay's Publish stored it. Base is the time the
 	// conversation was first claimed, in microseconds since 1970, so that the
 	// ids of a conversation deleted and created again never repeat: a watcher
 	// that resumes after an id below Base watched the deleted one. It fails

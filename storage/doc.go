@@ -32,6 +32,15 @@
 // is all a run needs after compaction; [ConversationStore.LoadAll] reads
 // everything.
 //
+// # Runs
+//
+// A run goes to its store through one contract, [RunStore]: BeginRun claims,
+// loads and reads settings in one step, RenewRuns keeps many claims alive at
+// once, EndRun stores the last entries, settles the budget and releases, all
+// or nothing. A store need not implement it: storeutil.Runs builds it from the
+// basic methods, at the cost of more round trips. The one other optional
+// interface is [EventRelay], for watchers in other processes.
+//
 // # Errors
 //
 // Callers branch on [ErrNotFound], [ErrConflict], [ErrConversationBusy],

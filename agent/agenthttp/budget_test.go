@@ -81,7 +81,7 @@ func TestBudgetOverHTTP(t *testing.T) {
 		p := refused.problem(t)
 		is.Equal(typ(refused), agenthttp.ProblemBudgetExceeded)
 		is.Equal(p.Window, storage.WindowDay)
-		_, reset, _, _ := storage.BudgetWindows(time.Now())
+		reset := nextUTCDay(time.Now())
 		is.True(p.ResetAt != nil && p.ResetAt.Equal(reset))
 		secs, err := strconv.Atoi(refused.header.Get("Retry-After"))
 		is.NoErr(err)
@@ -298,4 +298,10 @@ func TestBudgetRefusalPerProtocol(t *testing.T) {
 			})
 		}
 	})
+}
+
+// nextUTCDay returns the start of the UTC day after t's: when a day window resets.
+func nextUTCDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
 }

@@ -27,7 +27,8 @@ func (a *tunable) Declare() {
 // budgetStore is a store that reads settings and reserves in one step.
 type budgetStore interface {
 	storage.Store
-	storage.SettingsReserver
+	storage.Budgeter
+	storage.RunStore
 }
 
 // countingStore counts the reservations sent on their own, beside the settings reads.
@@ -39,6 +40,14 @@ type countingStore struct {
 func (s *countingStore) ReserveBudget(ctx context.Context, r storage.BudgetReservation) error {
 	s.reserves.Add(1)
 	return s.budgetStore.ReserveBudget(ctx, r)
+}
+
+// EndRun counts the settlements of a run without a conversation: a round trip of their own, as ReserveBudget's.
+func (s *countingStore) EndRun(ctx context.Context, e storage.RunEnd) ([]storage.Entry, error) {
+	if e.Claim.Token == "" {
+		s.reserves.Add(int64(len(e.Settle)))
+	}
+	return s.budgetStore.EndRun(ctx, e)
 }
 
 // TestFirstCallReservedWithTheSettingsRead runs one model call without a conversation under a budget: the call is

@@ -11,6 +11,7 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/agent/internal/metering"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -137,23 +138,31 @@ func (m *Meter) LiveRunsLimit(ctx context.Context, settingsID string) (int, bool
 
 // Begin implements [agent.Meter].
 func (m *Meter) Begin(_ context.Context, run agent.MeteredRun) (agent.RunMeter, error) {
-	r := &runMeter{m: m, run: run, ahead: run.Ahead}
-	r.run.Ahead = nil
-	r.reserved = r.ahead != nil
-	return r, nil
+	return &runMeter{m: m, run: run}, nil
 }
 
-var _ agent.AdvanceMeter = (*Meter)(nil)
+// The meter reserves a run's first call with its settings read, when they are read from its store.
+var _ metering.Ahead = (*Meter)(nil)
 
-// Advances implements [agent.AdvanceMeter]: store is the meter's.
+// Advances implements [metering.Ahead]: store is the meter's.
 func (m *Meter) Advances(store storage.SettingsStore) bool {
 	return m.store != nil && sameStore(m.store, store)
 }
 
-// Advance implements [agent.AdvanceMeter]: the reservation a first call of msgs and opts would make.
+// Advance implements [metering.Ahead]: the reservation a first call of msgs and opts would make.
 func (m *Meter) Advance(run agent.MeteredRun, msgs []chat.Message, opts *chat.Options) storage.BudgetReservation {
 	r := runMeter{m: m, run: run}
 	return r.request(msgs, opts)
+}
+
+// Reserved implements [metering.Ahead]: rm, a run's meter of m, holds res from now on.
+func (m *Meter) Reserved(rm any, res storage.BudgetReservation) bool {
+	r, ok := rm.(*runMeter)
+	if !ok || r.m != m {
+		return false
+	}
+	r.ahead, r.reserved = &res, true
+	return true
 }
 
 // runMeter meters one run: the previous call's usage waits in pending, settled with the next reservation or at
@@ -164,8 +173,8 @@ type runMeter struct {
 	model    string // the model the last call asked for
 	pending  storage.BudgetSpend
 	reserved bool // the store holds a place for the run
-	// ahead is what the store reserved for the first call with the run's settings read (Meter.Advance): the
-	// first call sends no reservation of its own when it fits.
+	// ahead is what the store reserved for the first call with the run's settings read (Meter.Advance,
+	// Meter.Reserved): the first call sends no reservation of its own when it fits.
 	ahead *storage.BudgetReservation
 }
 
@@ -174,8 +183,18 @@ func (r *runMeter) reservation() storage.BudgetReservation {
 		LeaseToken: r.run.LeaseToken, TTL: r.run.LeaseTTL, Settle: r.pending, Defaults: r.m.defaults}
 }
 
-// Reserve implements [agent.RunMeter].
-func (r *runMeter) Reserve(ctx context.Context, msgs []chat.Message, opts *chat.Options) error {
+// Call implements [agent.RunMeter]: it reserves what the call may use, with the previous call's settlement, makes
+// the call, and keeps what it used for the next reservation (or the run's end) to settle.
+func (r *runMeter) Call(ctx context.Context, call agent.MeteredCall, next func(context.Context) (agent.CallUsage, error)) (agent.Cost, error) {
+	if err := r.reserve(ctx, call.Messages, call.Options); err != nil {
+		return agent.Cost{}, err
+	}
+	used, err := next(ctx)
+	return r.settle(ctx, used.Model, used.Usage), err
+}
+
+// reserve reserves a call of msgs and opts, settling the previous call's use.
+func (r *runMeter) reserve(ctx context.Context, msgs []chat.Message, opts *chat.Options) error {
 	if opts != nil {
 		r.model = opts.Model
 	}
@@ -239,8 +258,8 @@ func isExceeded(err error) bool {
 	return errors.As(err, &e)
 }
 
-// Settle implements [agent.RunMeter].
-func (r *runMeter) Settle(ctx context.Context, model string, used chat.Usage) agent.Cost {
+// settle prices what a call used, keeping it for the next reservation or the run's end to settle.
+func (r *runMeter) settle(ctx context.Context, model string, used chat.Usage) agent.Cost {
 	if model == "" {
 		model = r.model
 	}
@@ -278,9 +297,13 @@ func (r *runMeter) End(ctx context.Context) {
 	}
 }
 
-var _ agent.StoredEnder = (*runMeter)(nil)
+// A run's end settles its budget with its last entries, and a handoff passes its budget on.
+var (
+	_ metering.StoredEnd = (*runMeter)(nil)
+	_ metering.Handover  = (*runMeter)(nil)
+)
 
-// StoredEnd implements [agent.StoredEnder]: when store is the meter's, the run's end rides on the store's last
+// StoredEnd implements [metering.StoredEnd]: when store is the meter's, the run's end rides on the store's last
 // step of the run's conversation.
 func (r *runMeter) StoredEnd(store storage.ConversationStore) (storage.BudgetReservation, bool) {
 	if r.m.store == nil || !r.reserved || !sameStore(r.m.store, store) {
@@ -291,14 +314,12 @@ func (r *runMeter) StoredEnd(store storage.ConversationStore) (storage.BudgetRes
 	return res, true
 }
 
-// EndStored implements [agent.StoredEnder].
+// EndStored implements [metering.StoredEnd].
 func (r *runMeter) EndStored() { r.pending, r.reserved = storage.BudgetSpend{}, false }
 
-var _ agent.MeterHandover = (*runMeter)(nil)
-
-// HandOver implements [agent.MeterHandover]: next, a meter of the same Meter for the same run, takes the run's
+// HandOver implements [metering.Handover]: next, a meter of the same Meter for the same run, takes the run's
 // place, its reservation and its last call's settlement, which its first reservation sends.
-func (r *runMeter) HandOver(next agent.RunMeter) bool {
+func (r *runMeter) HandOver(next any) bool {
 	n, ok := next.(*runMeter)
 	if !ok || n.m != r.m || n.run.SettingsID != r.run.SettingsID || n.run.RunID != r.run.RunID {
 		return false

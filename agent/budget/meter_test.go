@@ -86,7 +86,7 @@ func TestBudgetRefusesAndTheConversationGoesOn(t *testing.T) {
 	is.Equal(ex.Window, storage.WindowDay)
 	is.Equal(ex.Measure, "tokens")
 	is.Equal(ex.Used, int64(4400))
-	_, dayReset, _, _ := storage.BudgetWindows(time.Now())
+	dayReset := nextUTCDay(time.Now())
 	is.Equal(ex.ResetAt, dayReset)
 	is.True(strings.Contains(err.Error(), "resets at "+dayReset.Format(time.RFC3339)))
 	is.Equal(res.Cost, agent.Cost{})
@@ -211,3 +211,9 @@ func TestLiveRunsPerTenant(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// nextUTCDay returns the start of the UTC day after t's: when a day window resets.
+func nextUTCDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+}

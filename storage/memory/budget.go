@@ -2,10 +2,10 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/budgetcalc"
 	"github.com/typeshift-go/typeshift/storage/internal/watch"
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
@@ -55,7 +55,7 @@ func (s *Store) budgetLimits(settingsID string, defaults storage.BudgetLimits) (
 	if err != nil {
 		return storage.BudgetLimits{}, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 	}
-	return defaults.Over(l), nil
+	return budgetcalc.Over(defaults, l), nil
 }
 
 func (s *Store) window(settingsID, window, key string) *budgetWindow {
@@ -88,7 +88,7 @@ func (s *Store) reserveLocked(r storage.BudgetReservation) error {
 		s.budget.windows = make(map[budgetWindowKey]*budgetWindow)
 	}
 	now := s.clock()
-	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(now)
+	dayKey, dayReset, monthKey, monthReset := budgetcalc.Windows(now)
 	runs := s.budget.runs[r.SettingsID]
 	if runs == nil {
 		runs = make(map[string]*budgetRun)
@@ -217,7 +217,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 		return storage.BudgetUsage{}, err
 	}
 	now := s.clock()
-	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(now)
+	dayKey, dayReset, monthKey, monthReset := budgetcalc.Windows(now)
 	u := storage.BudgetUsage{Limits: limits}
 	add := func(window, key string, reset time.Time) {
 		wu := storage.WindowUsage{Window: window, Key: key, ResetAt: reset}
@@ -260,29 +260,30 @@ func (s *Store) DeleteBudget(ctx context.Context, settingsID string) error {
 	return nil
 }
 
-var _ storage.SettingsReserver = (*Store)(nil)
-
-// GetSettingsReserve implements [storage.SettingsReserver]: the reservation and the read under one lock.
-func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.BudgetReservation) (storage.Document, error, error) {
-	if err := ctxErr(ctx); err != nil {
-		return storage.Document{}, err, err
-	}
-	if err := checkDocIDs(r.SettingsID, kind); err != nil {
-		return storage.Document{}, err, err
-	}
-	if err := storeutil.CheckBudgetReservation(r); err != nil {
-		return storage.Document{}, err, err
-	}
+// reserveRead is BeginRun of a run without a conversation: the reservation and the reads under one lock.
+func (s *Store) reserveRead(b storage.RunBegin) (storage.RunBegun, error) {
+	var out storage.RunBegun
 	s.mu.Lock()
-	reserveErr := s.reserveLocked(r)
-	doc, ok := s.settings[docKey{r.SettingsID, kind}]
+	if b.Reserve != nil {
+		out.ReserveErr = s.reserveLocked(*b.Reserve)
+		out.Reserved = out.ReserveErr == nil
+	}
+	docs := make([]storage.Document, 0, len(b.Kinds))
+	for _, k := range b.Kinds {
+		if doc, ok := s.settings[docKey{b.SettingsID, k}]; ok {
+			docs = append(docs, doc)
+		}
+	}
 	s.mu.Unlock()
-	if !ok {
-		return storage.Document{}, reserveErr, fmt.Errorf("memory: settings %q of %q: %w", kind, r.SettingsID, storage.ErrNotFound)
+	for _, doc := range docs {
+		if err := storeutil.CheckStoredDocument(doc, true); err != nil {
+			return out, err
+		}
+		doc.Data = cloneBytes(doc.Data)
+		if out.Settings == nil {
+			out.Settings = map[string]storage.Document{}
+		}
+		out.Settings[doc.Kind] = doc
 	}
-	if err := storeutil.CheckStoredDocument(doc, true); err != nil {
-		return storage.Document{}, reserveErr, err
-	}
-	doc.Data = cloneBytes(doc.Data)
-	return doc, reserveErr, nil
+	return out, nil
 }

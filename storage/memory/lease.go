@@ -10,15 +10,10 @@ import (
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
-var (
-	_ storage.LeaseRenewer   = (*Store)(nil)
-	_ storage.ClaimLoader    = (*Store)(nil)
-	_ storage.AppendReleaser = (*Store)(nil)
-	_ storage.BudgetReleaser = (*Store)(nil)
-)
+var _ storage.RunStore = (*Store)(nil)
 
-// RenewLeases implements [storage.LeaseRenewer], under one lock.
-func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
+// RenewRuns implements [storage.RunStore], under one lock.
+func (s *Store) RenewRuns(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
@@ -46,28 +41,33 @@ func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Du
 	return out, nil
 }
 
-// ClaimLoad implements [storage.ClaimLoader].
-func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration, kinds ...string) (storage.Claimed, error) {
-	for _, k := range kinds {
-		if err := checkDocIDs(settingsID, k); err != nil {
-			return storage.Claimed{}, err
-		}
+// BeginRun implements [storage.RunStore]: the claim, the load and the reads one after the other, or, without a
+// conversation, the reservation and the reads under one lock.
+func (s *Store) BeginRun(ctx context.Context, b storage.RunBegin) (storage.RunBegun, error) {
+	if err := ctxErr(ctx); err != nil {
+		return storage.RunBegun{}, err
 	}
-	c, err := s.Claim(ctx, settingsID, conversationID, owner, ttl)
+	if err := storeutil.CheckRunBegin(b); err != nil {
+		return storage.RunBegun{}, err
+	}
+	if b.ConversationID == "" {
+		return s.reserveRead(b)
+	}
+	c, err := s.Claim(ctx, b.SettingsID, b.ConversationID, b.Owner, b.TTL)
 	if err != nil {
-		return storage.Claimed{}, err
+		return storage.RunBegun{}, err
 	}
-	out := storage.Claimed{Claim: c}
+	out := storage.RunBegun{Claim: c}
 	ctx = context.WithoutCancel(ctx) // the claim is taken: read what goes with it
-	out.Entries, err = s.load(ctx, settingsID, conversationID, true)
+	out.Entries, err = s.load(ctx, b.SettingsID, b.ConversationID, true)
 	if errors.Is(err, storage.ErrNotFound) {
 		err = nil
 	}
 	if err != nil {
 		return out, err
 	}
-	for _, k := range kinds {
-		doc, err := s.GetSettings(ctx, settingsID, k)
+	for _, k := range b.Kinds {
+		doc, err := s.GetSettings(ctx, b.SettingsID, k)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			continue
@@ -82,20 +82,26 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	return out, nil
 }
 
-// AppendRelease implements [storage.AppendReleaser], under one lock.
-func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
-	return s.AppendReleaseBudget(ctx, c, nil, entries...)
-}
-
-// AppendReleaseBudget implements [storage.BudgetReleaser]: the entries, the release and the ends under one lock.
-func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
-	if err := storeutil.CheckBudgetEnds(c, ends, len(entries)); err != nil {
+// EndRun implements [storage.RunStore]: the entries, the release and the settlements under one lock.
+func (s *Store) EndRun(ctx context.Context, e storage.RunEnd) ([]storage.Entry, error) {
+	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 {
-		if err := storeutil.CheckClaim(c); err != nil {
-			return nil, err
+	if err := storeutil.CheckRunEnd(e); err != nil {
+		return nil, err
+	}
+	c, ends, entries := e.Claim, e.Settle, e.Entries
+	if c.Token == "" { // a run without a conversation: it only settles
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, end := range ends {
+			if err := s.reserveLocked(end); err != nil {
+				return nil, err
+			}
 		}
+		return []storage.Entry{}, nil
+	}
+	if len(entries) == 0 {
 		return []storage.Entry{}, s.Release(ctx, c)
 	}
 	out, err := s.prepareAppend(ctx, c, entries)

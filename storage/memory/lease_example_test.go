@@ -13,7 +13,7 @@ import (
 
 // A host renews the claims of all its live runs in one call; a claim that is no longer live is reported lost, and
 // its run stops writing. The last step and the release go together.
-func ExampleStore_RenewLeases() {
+func ExampleStore_RenewRuns() {
 	ctx := context.Background()
 	store := memory.New()
 	a, _ := store.Claim(ctx, "tenant-1", "c-1", "host-a", time.Minute)
@@ -21,8 +21,8 @@ func ExampleStore_RenewLeases() {
 	gone, _ := store.Claim(ctx, "tenant-1", "c-2", "host-a", time.Minute)
 	_ = store.Release(ctx, gone)
 
-	var renewer storage.LeaseRenewer = store
-	res, err := renewer.RenewLeases(ctx, []storage.Claim{a, b, gone}, time.Minute)
+	var runs storage.RunStore = store
+	res, err := runs.RenewRuns(ctx, []storage.Claim{a, b, gone}, time.Minute)
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +31,7 @@ func ExampleStore_RenewLeases() {
 	}
 
 	end := storage.Entry{Type: storage.EntryRunEnd, Data: json.RawMessage(`{}`)}
-	if _, err := store.AppendRelease(ctx, a, end); err != nil {
+	if _, err := runs.EndRun(ctx, storage.RunEnd{Claim: a, Entries: []storage.Entry{end}}); err != nil {
 		panic(err)
 	}
 	_, err = store.Claim(ctx, "tenant-1", "c-1", "host-b", time.Minute)

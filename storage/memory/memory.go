@@ -25,17 +25,10 @@ type Store struct {
 	conversations map[watch.Key]*conversation
 	budget        budgets // tenants' budgets (budget.go)
 
-	steerHub watch.Hub   // signals queued steering input
-	hub      storage.Hub // where the hosts of the store meet (storage.HubStore)
+	steerHub watch.Hub // signals queued steering input
 }
 
-// Hub returns where the hosts sharing the store meet in this process.
-func (s *Store) Hub() *storage.Hub { return &s.hub }
-
-var (
-	_ storage.Store    = (*Store)(nil)
-	_ storage.HubStore = (*Store)(nil)
-)
+var _ storage.Store = (*Store)(nil)
 
 type docKey struct{ SettingsID, Kind string }
 

@@ -56,6 +56,11 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storage.Store { return corruptible{New()} })
 }
 
+// TestConformanceBasic runs the suite through the store's basic methods: runs go the way storeutil.Runs builds.
+func TestConformanceBasic(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storage.Store { return storetest.Basic(New()) })
+}
+
 func TestCheck(t *testing.T) {
 	is := is.New(t)
 	errs := storetest.Check(t.Context(), New())

@@ -36,7 +36,7 @@ func (s *Store) Steer(ctx context.Context, settingsID, conversationID string, da
 	return nil
 }
 
-// StoreSteering implements [storage.SteeringStorer]: under the same lock as
+// StoreSteering implements [storage.RunStore]: under the same lock as
 // Claim, the input is queued for the live claim, or stored as the
 // conversation's next entry when there is none.
 func (s *Store) StoreSteering(ctx context.Context, settingsID, conversationID string, data []byte) error {

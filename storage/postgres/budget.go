@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/budgetcalc"
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
@@ -61,44 +62,60 @@ func (s *Store) ReserveBudget(ctx context.Context, r storage.BudgetReservation) 
 	return refused
 }
 
-var _ storage.SettingsReserver = (*Store)(nil)
-
-// GetSettingsReserve implements [storage.SettingsReserver] in one round trip: the reservation, then the read.
-func (s *Store) GetSettingsReserve(ctx context.Context, kind string, r storage.BudgetReservation) (storage.Document, error, error) {
-	if err := storeutil.CheckDocumentKey(r.SettingsID, kind); err != nil {
-		return storage.Document{}, err, err
+// reserveRead is BeginRun of a run without a conversation, in one round trip: the reservation, when asked, then
+// the reads.
+func (s *Store) reserveRead(ctx context.Context, b storage.RunBegin) (storage.RunBegun, error) {
+	var out storage.RunBegun
+	if b.Reserve == nil && len(b.Kinds) == 0 {
+		return out, nil
 	}
-	b, err := reserveBatch(r)
-	if err != nil {
-		return storage.Document{}, err, err
-	}
-	b.Queue(qGetSettings, r.SettingsID, kind)
-	var (
-		refused, readErr error
-		doc              storage.Document
-		found            bool
-	)
-	err = s.send(ctx, b, func(br pgx.BatchResults) error {
+	bt := tenantBatch(b.SettingsID)
+	if b.Reserve != nil {
 		var err error
-		if refused, err = readReserve(br, r.SettingsID); err != nil {
-			return err
+		if bt, err = reserveBatch(*b.Reserve); err != nil {
+			return out, err
 		}
-		doc, found, readErr = readSettings(br, r.SettingsID, kind)
-		if _, corrupt := errors.AsType[*storage.CorruptSettingsError](readErr); readErr != nil && !corrupt {
-			return readErr // the batch failed
+	}
+	for _, k := range b.Kinds {
+		bt.Queue(qGetSettings, b.SettingsID, k)
+	}
+	var corrupt error
+	err := s.send(ctx, bt, func(br pgx.BatchResults) error {
+		if b.Reserve != nil {
+			var err error
+			if out.ReserveErr, err = readReserve(br, b.SettingsID); err != nil {
+				return err
+			}
+			out.Reserved = out.ReserveErr == nil
+		}
+		for _, k := range b.Kinds {
+			doc, found, err := readSettings(br, b.SettingsID, k)
+			if _, bad := errors.AsType[*storage.CorruptSettingsError](err); bad {
+				if corrupt == nil {
+					corrupt = err
+				}
+				continue
+			}
+			if err != nil {
+				return err // the batch failed
+			}
+			if found {
+				if out.Settings == nil {
+					out.Settings = map[string]storage.Document{}
+				}
+				out.Settings[k] = doc
+			}
 		}
 		return nil
 	})
-	if err != nil {
-		return storage.Document{}, reserveError(r.SettingsID, err), wrap("get settings", err)
+	if err != nil { // the batch is one transaction: nothing was reserved
+		out.Reserved = false
+		if b.Reserve != nil {
+			out.ReserveErr = reserveError(b.SettingsID, err)
+		}
+		return out, wrap("get settings", err)
 	}
-	if readErr != nil {
-		return storage.Document{}, refused, readErr
-	}
-	if !found {
-		return storage.Document{}, refused, fmt.Errorf("postgres: settings %q of %q: %w", kind, r.SettingsID, storage.ErrNotFound)
-	}
-	return doc, refused, nil
+	return out, corrupt
 }
 
 // reserveBatch returns the tenant's batch of r's reservation, checked.
@@ -164,7 +181,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	// The windows are those of the database's clock, read by the last statement; the keys of the first are
 	// those of this process's clock, and a query at midnight may read the day before: both are asked for.
 	now := time.Now()
-	dayKey, _, monthKey, _ := storage.BudgetWindows(now)
+	dayKey, _, monthKey, _ := budgetcalc.Windows(now)
 	b := tenantBatch(settingsID)
 	b.Queue(qBudgetDocument, settingsID)
 	b.Queue(qBudgetSpend, settingsID, dayKey, monthKey, conversationID)
@@ -182,7 +199,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 			if err != nil {
 				return &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 			}
-			u.Limits = defaults.Over(l)
+			u.Limits = budgetcalc.Over(defaults, l)
 		}
 		rows, err := br.Query()
 		if err != nil {
@@ -209,7 +226,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 	if err != nil {
 		return storage.BudgetUsage{}, wrap("budget usage", err)
 	}
-	dayKey, dayReset, monthKey, monthReset := storage.BudgetWindows(dbNow)
+	dayKey, dayReset, monthKey, monthReset := budgetcalc.Windows(dbNow)
 	add := func(window, key string, reset time.Time) {
 		w := spent[[2]string{window, key}]
 		w.Window, w.Key, w.ResetAt = window, key, reset

@@ -62,7 +62,7 @@ WHERE settings_id = $1 AND conversation_id = $2 AND last_seq = 0 AND lease_token
 )
 `
 	// leaseRelease gives the lease up in the same update when $14 is true
-	// (AppendRelease) and no steering input is queued, keeping the run's
+	// (EndRun) and no steering input is queued, keeping the run's
 	// last event id $15 (as qRelease does). Queued input is stored before
 	// the release, by qMoveRelease after this statement. The lease columns
 	// are not indexed, so the update stays HOT when nothing else moves.
@@ -226,7 +226,7 @@ func (s *Store) Append(ctx context.Context, c storage.Claim, entries ...storage.
 	return s.appendEntries(ctx, c, false, nil, entries)
 }
 
-// appendEntries serves Append and AppendRelease, which gives the lease up in
+// appendEntries serves Append and EndRun, which gives the lease up in
 // the statement that stores the entries.
 func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool, ends []storage.BudgetReservation, entries []storage.Entry) ([]storage.Entry, error) {
 	if err := storeutil.CheckClaim(c); err != nil {

@@ -82,11 +82,11 @@ func TestDurableCommits(t *testing.T) {
 	is.NoErr(s.Steer(ctx, "t1", "c1", []byte(`[{"role":"user","parts":[{"text":"also this"}]}]`)))
 	_, err = s.Renew(ctx, c, time.Minute)
 	is.NoErr(err)
-	_, err = s.RenewLeases(ctx, []storage.Claim{c}, time.Minute)
+	_, err = s.RenewRuns(ctx, []storage.Claim{c}, time.Minute)
 	is.NoErr(err)
-	_, err = s.AppendRelease(ctx, c, entry(storage.EntryRunEnd, `{"mode":"ask"}`))
+	_, err = s.EndRun(ctx, storage.RunEnd{Claim: c, Entries: []storage.Entry{entry(storage.EntryRunEnd, `{"mode":"ask"}`)}})
 	is.NoErr(err)
-	got, err := s.ClaimLoad(ctx, "t1", "c1", "run-2", time.Minute)
+	got, err := s.BeginRun(ctx, storage.RunBegin{SettingsID: "t1", ConversationID: "c1", Owner: "run-2", TTL: time.Minute})
 	is.NoErr(err)
 	_, err = s.Append(ctx, got.Claim, entry(storage.EntryInput, `[]`))
 	is.NoErr(err)
@@ -109,6 +109,6 @@ func TestDurableCommits(t *testing.T) {
 			stores++
 		}
 	}
-	is.Equal(claims, 2)  // Claim and ClaimLoad
+	is.Equal(claims, 2)  // Claim and BeginRun
 	is.True(stores >= 5) // the appends, the steering input, the releases that move it
 }

@@ -87,7 +87,7 @@ func TestQueryPlans(t *testing.T) {
 		{"PublishMany", qPublishMany, []any{sid, []string{conv, "conv-43"}, []int64{1, 1}, [][]byte{{}, {}}}, "conversations_pkey"},
 		{"Renew", qRenew, []any{sid, conv, "tok", int64(60e6)}, "conversations_pkey"},
 		{"AppendOne", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", false, false, int64(7)}, "conversations_pkey"},
-		{"AppendRelease", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", true, true, int64(7)}, "conversations_pkey"},
+		{"EndRun", qAppendOne, []any{sid, conv, "tok", int64(1), int64(0), int64(0), "response", "", "", "", nil, "{}", true, true, int64(7)}, "conversations_pkey"},
 		{"MoveRelease", qMoveRelease, []any{sid, conv, "tok", int64(7), "", "", "user", true}, "conversations_pkey"},
 		{"Steer", qSteer, []any{sid, conv, "{}", "channel", "header"}, "conversations_pkey"},
 		{"RenewMany", qRenewMany, []any{sid, renewIDs, renewTokens, int64(60e6)}, "Index Scan"}, // either index of the tenant's rows, by the table's size

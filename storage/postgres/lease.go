@@ -15,12 +15,7 @@ import (
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
-var (
-	_ storage.LeaseRenewer   = (*Store)(nil)
-	_ storage.ClaimLoader    = (*Store)(nil)
-	_ storage.AppendReleaser = (*Store)(nil)
-	_ storage.BudgetReleaser = (*Store)(nil)
-)
+var _ storage.RunStore = (*Store)(nil)
 
 // qRenewMany extends the live leases of one tenant's claims, given as
 // parallel arrays of conversation ids and tokens. The tenant is named twice:
@@ -35,7 +30,7 @@ WHERE c.settings_id = $1 AND c.conversation_id = ANY($2::text[])
   AND c.lease_expires_at > now()
 RETURNING c.conversation_id, c.lease_token, c.lease_owner, c.lease_expires_at`
 
-// leaseConn is the connection RenewLeases uses, opened beside the pool rather
+// leaseConn is the connection RenewRuns uses, opened beside the pool rather
 // than taken from it: a renewal must not queue behind the queries waiting
 // for the pool's connections, or a busy pool lets every lease expire. Behind
 // a pooler it is opened from Options.Direct, so as not to queue for the
@@ -49,11 +44,11 @@ type leaseConn struct {
 	closed bool
 }
 
-// RenewLeases implements [storage.LeaseRenewer]: one round trip on a
+// RenewRuns implements [storage.RunStore]: one round trip on a
 // connection of its own, one UPDATE per tenant, each after the statement that
 // names the tenant for the row-level security policies, all in one
 // transaction. After [Store.Close] it goes through the pool.
-func (s *Store) RenewLeases(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
+func (s *Store) RenewRuns(ctx context.Context, cs []storage.Claim, ttl time.Duration) ([]storage.Renewal, error) {
 	if err := storeutil.CheckTTL(ttl); err != nil {
 		return nil, err
 	}
@@ -179,35 +174,28 @@ func (l *leaseConn) close() {
 	}
 }
 
-// ClaimLoad implements [storage.ClaimLoader]: the claim, the load and the
-// settings are one batch, one transaction; the reads find nothing when the
-// claim failed.
-func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner string, ttl time.Duration, kinds ...string) (storage.Claimed, error) {
-	if err := storage.CheckIDs(settingsID, conversationID); err != nil {
-		return storage.Claimed{}, err
+// BeginRun implements [storage.RunStore] in one round trip. With a conversation, the claim, the load and the
+// settings are one batch, one transaction, and the reads find nothing when the claim failed; without one, the
+// reservation and the reads are (reserveRead).
+func (s *Store) BeginRun(ctx context.Context, b storage.RunBegin) (storage.RunBegun, error) {
+	if err := storeutil.CheckRunBegin(b); err != nil {
+		return storage.RunBegun{}, err
 	}
-	if err := storeutil.CheckLeaseOwner(owner); err != nil {
-		return storage.Claimed{}, err
+	if b.ConversationID == "" {
+		return s.reserveRead(ctx, b)
 	}
-	if err := storeutil.CheckTTL(ttl); err != nil {
-		return storage.Claimed{}, err
-	}
-	for _, k := range kinds {
-		if err := storeutil.CheckDocumentKey(settingsID, k); err != nil {
-			return storage.Claimed{}, err
-		}
-	}
+	settingsID, conversationID, owner, ttl, kinds := b.SettingsID, b.ConversationID, b.Owner, b.TTL, b.Kinds
 	c := storage.Claim{SettingsID: settingsID, ConversationID: conversationID, Owner: owner, Token: newToken()}
-	b := claimBatch(settingsID)
-	b.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
-	b.Queue(qLoadClaimed, settingsID, conversationID, c.Token)
+	bt := claimBatch(settingsID)
+	bt.Queue(qClaim, settingsID, conversationID, owner, c.Token, ttl.Microseconds(), s.instance)
+	bt.Queue(qLoadClaimed, settingsID, conversationID, c.Token)
 	for _, k := range kinds {
-		b.Queue(qGetSettings, settingsID, k)
+		bt.Queue(qGetSettings, settingsID, k)
 	}
-	var out storage.Claimed
+	var out storage.RunBegun
 	var corrupt error
 	claimed, queued := false, false
-	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+	err := s.send(ctx, bt, func(br pgx.BatchResults) error {
 		if err := br.QueryRow().Scan(&c.ExpiresAt, &c.EventHead, &c.Watched, &queued); err != nil {
 			return err
 		}
@@ -235,10 +223,10 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 	})
 	switch {
 	case !claimed && errors.Is(err, pgx.ErrNoRows):
-		return storage.Claimed{}, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
+		return storage.RunBegun{}, fmt.Errorf("postgres: conversation %q: %w", conversationID, storage.ErrConversationBusy)
 	case err != nil:
 		// A batch that failed is a transaction rolled back: the claim was not taken.
-		return storage.Claimed{}, wrap("claim", err)
+		return storage.RunBegun{}, wrap("claim", err)
 	}
 	c.ExpiresAt = c.ExpiresAt.UTC()
 	out.Claim = c
@@ -246,7 +234,7 @@ func (s *Store) ClaimLoad(ctx context.Context, settingsID, conversationID, owner
 		// As Claim does: input queued under an expired claim goes into the conversation, after what was loaded.
 		moved, err := s.takeQueued(ctx, c)
 		if err != nil {
-			return storage.Claimed{}, err
+			return storage.RunBegun{}, err
 		}
 		out.Entries = append(out.Entries, moved...)
 	}
@@ -281,33 +269,28 @@ func readSettings(br pgx.BatchResults, settingsID, kind string) (doc storage.Doc
 	return doc, true, nil
 }
 
-// qLoadClaimed is qLoad for the batch of ClaimLoad: it reads only under the
+// qLoadClaimed is qLoad for the batch of BeginRun: it reads only under the
 // lease just taken, so a claim that failed loads nothing.
 const qLoadClaimed = entryColumns + `WHERE settings_id = $1 AND conversation_id = $2
   AND seq >= (SELECT last_summary_seq FROM conversations WHERE settings_id = $1 AND conversation_id = $2 AND lease_token = $3)
 ORDER BY seq`
 
-// AppendRelease implements [storage.AppendReleaser]: the entries and the
-// release are one statement, so a lease is given up only with its last
-// entries stored.
-func (s *Store) AppendRelease(ctx context.Context, c storage.Claim, entries ...storage.Entry) ([]storage.Entry, error) {
-	if len(entries) == 0 {
-		if err := storeutil.CheckClaim(c); err != nil {
-			return nil, err
-		}
-		return []storage.Entry{}, s.Release(ctx, c)
-	}
-	return s.appendEntries(ctx, c, true, nil, entries)
-}
-
-// AppendReleaseBudget implements [storage.BudgetReleaser]: AppendRelease's one statement, with each end's call
-// of typeshift_budget_reserve after the entries, done only when they were stored.
-func (s *Store) AppendReleaseBudget(ctx context.Context, c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
-	if err := storeutil.CheckBudgetEnds(c, ends, len(entries)); err != nil {
+// EndRun implements [storage.RunStore] in one statement: the entries, each settlement's call of
+// typeshift_budget_reserve after them, done only when they were stored, and the release, so a lease is given up
+// only with its last entries stored. A run without a conversation settles in one round trip of its own.
+func (s *Store) EndRun(ctx context.Context, e storage.RunEnd) ([]storage.Entry, error) {
+	if err := storeutil.CheckRunEnd(e); err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 {
-		return s.AppendRelease(ctx, c)
+	switch {
+	case e.Claim.Token == "": // a run without a conversation: it only settles
+		var errs []error
+		for _, end := range e.Settle {
+			errs = append(errs, s.ReserveBudget(ctx, end))
+		}
+		return []storage.Entry{}, errors.Join(errs...)
+	case len(e.Entries) == 0:
+		return []storage.Entry{}, s.Release(ctx, e.Claim)
 	}
-	return s.appendEntries(ctx, c, true, ends, entries)
+	return s.appendEntries(ctx, e.Claim, true, e.Settle, e.Entries)
 }

@@ -61,7 +61,7 @@ func TestRenewLeasesBesidePool(t *testing.T) {
 
 	for round := range 2 {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		res, err := s.RenewLeases(rctx, claims, time.Hour)
+		res, err := s.RenewRuns(rctx, claims, time.Hour)
 		cancel()
 		is.NoErr(err) // renewed while the pool has no free connection
 		is.Equal(len(res), len(claims))
@@ -79,7 +79,7 @@ func TestRenewLeasesBesidePool(t *testing.T) {
 				SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM target`, name).Scan(&ended)
 			is.NoErr(err)
 			is.Equal(ended, 1) // the renewal's own connection, beside the pool's one
-			_, _ = s.RenewLeases(ctx, claims, time.Hour)
+			_, _ = s.RenewRuns(ctx, claims, time.Hour)
 		}
 	}
 }

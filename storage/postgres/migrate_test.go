@@ -80,7 +80,7 @@ FROM conversations WHERE conversation_id = 'c'`).Scan(&rows, &counted)
 		_, counted := counts(sid)
 		is.Equal(counted, int64(n)) // each tenant's queued input counted
 
-		got, err := s.ClaimLoad(ctx, sid, "c", "successor", time.Minute)
+		got, err := s.BeginRun(ctx, storage.RunBegin{SettingsID: sid, ConversationID: "c", Owner: "successor", TTL: time.Minute})
 		is.NoErr(err)
 		steering := 0
 		for _, e := range got.Entries {

@@ -15,7 +15,7 @@ import (
 // transaction, so a server connection the pooler hands to another client
 // carries nothing of the tenant. What must outlive a transaction does not go
 // through the pool: the LISTEN connection of Watch and WatchSteering and the
-// connection of RenewLeases are opened from [Options.Direct]. New finds out
+// connection of RenewRuns are opened from [Options.Direct]. New finds out
 // whether the pool goes through a pooler and refuses a configuration that
 // would break behind one, with a [*ConfigError] naming the setting to change.
 

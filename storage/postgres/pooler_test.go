@@ -63,9 +63,9 @@ func TestTenantsInterleavedOnOneConnection(t *testing.T) {
 			revs[tenant] = doc.Revision
 			between("PutSettings of " + tenant)
 
-			cl, err := s.ClaimLoad(ctx, tenant, "shared", "run-"+tenant, time.Minute, "k")
+			cl, err := s.BeginRun(ctx, storage.RunBegin{SettingsID: tenant, ConversationID: "shared", Owner: "run-" + tenant, TTL: time.Minute, Kinds: []string{"k"}})
 			is.NoErr(err)
-			between("ClaimLoad of " + tenant)
+			between("BeginRun of " + tenant)
 			is.Equal(len(cl.Entries), round) // the tenant's own entries, none of the other's
 			for _, e := range cl.Entries {
 				var v struct{ Owner string }
@@ -75,9 +75,9 @@ func TestTenantsInterleavedOnOneConnection(t *testing.T) {
 			var got struct{ Owner string }
 			is.NoErr(json.Unmarshal(cl.Settings["k"].Data, &got))
 			is.Equal(got.Owner, tenant) // the tenant's own document
-			_, err = s.AppendRelease(ctx, cl.Claim, storage.Entry{Type: storage.EntryInput, Data: data})
+			_, err = s.EndRun(ctx, storage.RunEnd{Claim: cl.Claim, Entries: []storage.Entry{{Type: storage.EntryInput, Data: data}}})
 			is.NoErr(err)
-			between("AppendRelease of " + tenant)
+			between("EndRun of " + tenant)
 
 			convs, err := s.List(ctx, tenant, storage.ListOptions{})
 			is.NoErr(err)

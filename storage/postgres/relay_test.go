@@ -267,7 +267,7 @@ func TestPublishBesideRenewals(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for time.Now().Before(until) {
-			if _, err := s.RenewLeases(ctx, claims, time.Minute); err != nil {
+			if _, err := s.RenewRuns(ctx, claims, time.Minute); err != nil {
 				t.Errorf("RenewLeases: %v", err)
 				return
 			}

@@ -15,7 +15,7 @@ import (
 )
 
 // TestSteerRacesRelease steers a conversation over and over while its run stores its last entries and gives the
-// claim up (AppendRelease, with no lock of its own: the append's update of the conversation's row orders the two),
+// claim up (EndRun, with no lock of its own: the append's update of the conversation's row orders the two),
 // 40 times: every input Steer accepted is in the conversation once, after the run's entries, nothing stays queued,
 // and the count of queued input on the conversation's row is back to nothing.
 func TestSteerRacesRelease(t *testing.T) {
@@ -48,7 +48,7 @@ func TestSteerRacesRelease(t *testing.T) {
 			}
 		})
 		time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
-		_, err = s.AppendRelease(ctx, c, storage.Entry{Type: storage.EntryRunEnd, Data: []byte(`{}`)})
+		_, err = s.EndRun(ctx, storage.RunEnd{Claim: c, Entries: []storage.Entry{storage.Entry{Type: storage.EntryRunEnd, Data: []byte(`{}`)}}})
 		is.NoErr(err)
 		wg.Wait()
 

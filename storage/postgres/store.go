@@ -68,13 +68,12 @@ type Store struct {
 	channel        string
 	eventRetention time.Duration
 
-	instance string      // tells this store's watchers from other processes'
-	hub      storage.Hub // where the hosts of this instance meet (storage.HubStore)
+	instance string // tells this store's watchers from other processes'
 
 	eventHub   watch.Hub // signalled by notifications of events
 	steerHub   watch.Hub // signalled by notifications of steering input
 	watcherHub watch.Hub // signalled when another process starts watching a conversation
-	leases     leaseConn // the connection of RenewLeases (lease.go)
+	leases     leaseConn // the connection of RenewRuns (lease.go)
 	watching   watching  // the conversations this instance watches (watchers.go)
 	pruner     pruner    // deletes expired events (prune.go)
 	publisher  publisher // writes the events of Publish in batches (relay.go)
@@ -93,11 +92,7 @@ type Store struct {
 var (
 	_ storage.Store      = (*Store)(nil)
 	_ storage.EventRelay = (*Store)(nil)
-	_ storage.HubStore   = (*Store)(nil)
 )
-
-// Hub returns where the hosts sharing this store instance meet in this process.
-func (s *Store) Hub() *storage.Hub { return &s.hub }
 
 // Options configures a Store; nil or zero fields mean the defaults.
 type Options struct {
@@ -121,7 +116,7 @@ type Options struct {
 	// Direct configures the connections the store opens beside the pool
 	// for what holds a session or must not queue for the pool's
 	// connections: the LISTEN connection of Watch and WatchSteering, and
-	// the connection of RenewLeases. It must reach the pool's database and
+	// the connection of RenewRuns. It must reach the pool's database and
 	// schema without a pooler in transaction mode between. nil means the
 	// pool's configuration, which New refuses (a [*ConfigError]) when the
 	// pool goes through a pooler. A multi-host configuration with

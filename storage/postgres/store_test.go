@@ -83,6 +83,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceBasic runs the suite through the store's basic methods: runs go the way storeutil.Runs builds.
+func TestConformanceBasic(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storage.Store {
+		s, _ := newTracedStore(t, &statementRecorder{})
+		return storetest.Basic(s)
+	})
+}
+
 // newTracedStore is newStore with every statement of the store recorded by tracer; the pool it returns, for
 // writes behind the store's back, is not traced.
 func newTracedStore(t testing.TB, tracer interface {

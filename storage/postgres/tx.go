@@ -124,7 +124,7 @@ func (s *Store) SteerTx(ctx context.Context, tx pgx.Tx, settingsID, conversation
 	return nil
 }
 
-// StoreSteering implements [storage.SteeringStorer]: [Store.SteerTx] in a
+// StoreSteering implements [storage.RunStore]: [Store.SteerTx] in a
 // transaction of its own.
 func (s *Store) StoreSteering(ctx context.Context, settingsID, conversationID string, data []byte) error {
 	return s.TenantTx(ctx, settingsID, func(tx pgx.Tx) error {

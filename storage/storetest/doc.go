@@ -8,6 +8,11 @@
 //		storetest.Run(t, func(t *testing.T) storage.Store { return memory.New() })
 //	}
 //
+// The rules of the run contract check [storage.RunStore] as storeutil.Runs
+// gives it: the store's own, or one built from its basic methods. Run the
+// suite through [Basic] too, which hides every method but the basic ones, to
+// check that fallback on the store.
+//
 // [Check] runs the same rules against one store outside of go test and
 // returns what failed; `typeshift verify-store` prints it. The rules only
 // touch settings ids and conversation ids of their own (a random prefix) and

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // A rule is one property every store keeps. It reports what it finds wrong
@@ -37,10 +38,10 @@ var rules = []rule{
 	{"ClaimExpiry", ruleClaimExpiry},
 	{"ClaimLost", ruleClaimLost},
 	{"ConcurrentAppends", ruleConcurrentAppends},
-	{"RenewLeases", ruleRenewLeases},
-	{"ClaimLoad", ruleClaimLoad},
-	{"AppendRelease", ruleAppendRelease},
-	{"SteerKeptByAppendRelease", ruleSteerKeptByAppendRelease},
+	{"RenewRuns", ruleRenewRuns},
+	{"BeginRun", ruleBeginRun},
+	{"EndRun", ruleEndRun},
+	{"SteerKeptByEndRun", ruleSteerKeptByEndRun},
 	{"EventHead", ruleEventHead},
 	{"Relay", ruleRelay},
 	{"RelayResume", ruleRelayResume},
@@ -60,14 +61,15 @@ var rules = []rule{
 	{"BudgetLimits", ruleBudgetLimits},
 	{"BudgetLiveRuns", ruleBudgetLiveRuns},
 	{"BudgetConcurrent", ruleBudgetConcurrent},
-	{"BudgetEndsWithRelease", ruleBudgetEndsWithRelease},
-	{"BudgetSettingsReserve", ruleBudgetSettingsReserve},
+	{"BudgetSettledByEndRun", ruleBudgetSettledByEndRun},
+	{"BudgetReservedByBeginRun", ruleBudgetReservedByBeginRun},
 }
 
 // rec carries one rule's store, ids and findings.
 type rec struct {
 	ctx    context.Context
 	s      storage.Store
+	runs   storage.RunStore // s's own, or built from its basic methods (storeutil.Runs)
 	prefix string
 	errs   []error
 
@@ -83,7 +85,7 @@ func newRec(ctx context.Context, s storage.Store) *rec {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return &rec{
-		ctx: ctx, s: s, prefix: "storetest-" + hex.EncodeToString(b[:]),
+		ctx: ctx, s: s, runs: storeutil.Runs(s), prefix: "storetest-" + hex.EncodeToString(b[:]),
 		convs: make(map[[2]string]bool), docs: make(map[[2]string]bool), tenants: make(map[string]bool),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/internal/budgetcalc"
 )
 
 // budgeter returns the rule's store as a Budgeter, and a function that puts a tenant's budget document; false
@@ -67,8 +68,8 @@ func ruleBudgetReserve(r *rec) {
 	err := b.ReserveBudget(ctx, reservation(a, "r2", 500))
 	if e, ok := r.exceeded(err, storage.WindowDay, "tokens", "ReserveBudget of 500 more"); ok {
 		r.is(err, storage.ErrBudgetExceeded, "a refused reservation")
-		_, reset, _, _ := storage.BudgetWindows(before)
-		_, later, _, _ := storage.BudgetWindows(time.Now())
+		_, reset, _, _ := budgetcalc.Windows(before)
+		_, later, _, _ := budgetcalc.Windows(time.Now())
 		r.truef(e.Limit == 1000 && e.Used == 600 && e.Asked == 500 && (e.ResetAt.Equal(reset) || e.ResetAt.Equal(later)) && e.SettingsID == a,
 			"the refusal says %+v, want limit 1000, used 600, asked 500, reset at %v", e, reset)
 	}
@@ -259,18 +260,14 @@ func ruleBudgetConcurrent(r *rec) {
 	r.truef(granted.Load() == 10 && refused.Load() == 30, "concurrent reservations: %d granted, %d refused, want 10 and 30", granted.Load(), refused.Load())
 }
 
-// ruleBudgetEndsWithRelease checks a store's AppendReleaseBudget, when it has one: the ends are done with the
-// entries (the settlement counted, the run's place and reservation freed), and under a lost claim neither is.
-func ruleBudgetEndsWithRelease(r *rec) {
-	br, ok := r.s.(storage.BudgetReleaser)
-	if !ok {
-		return
-	}
+// ruleBudgetSettledByEndRun checks EndRun's settlements, for a store that keeps budgets: they are done with the
+// entries (the settlement counted, the run's place and reservation freed), and under a lost claim none is.
+func ruleBudgetSettledByEndRun(r *rec) {
 	b, ok := r.budgeter()
 	if !ok {
-		r.failf("a BudgetReleaser that is no Budgeter")
 		return
 	}
+	br := r
 	ctx := r.ctx
 	a, other := r.tenant("a"), r.tenant("b")
 	if !r.putBudget(a, `{"day": {"tokens": 1000}, "live_runs": 2}`) {
@@ -294,11 +291,11 @@ func ruleBudgetEndsWithRelease(r *rec) {
 		func() storage.BudgetReservation { e := end; e.End = false; return e }(),
 		func() storage.BudgetReservation { e := end; e.RunID = ""; return e }(),
 	} {
-		_, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{bad}, entry(storage.EntryRunEnd, `{}`))
-		r.is(err, storage.ErrInvalid, "AppendReleaseBudget of an end that is not the claim's tenant's")
+		_, err := br.endRun(c, []storage.BudgetReservation{bad}, entry(storage.EntryRunEnd, `{}`))
+		r.is(err, storage.ErrInvalid, "EndRun of an end that is not the claim's tenant's")
 	}
-	_, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{end})
-	r.is(err, storage.ErrInvalid, "AppendReleaseBudget of ends without entries")
+	_, err := br.endRun(c, []storage.BudgetReservation{end})
+	r.is(err, storage.ErrInvalid, "EndRun of ends without entries")
 	usage := func(what string) (storage.BudgetUsage, bool) {
 		u, err := b.BudgetUsage(ctx, a, id, storage.BudgetLimits{})
 		return u, r.ok(err, what) && r.truef(len(u.Windows) == 3, "%s: %d windows, want 3", what, len(u.Windows))
@@ -308,19 +305,19 @@ func ruleBudgetEndsWithRelease(r *rec) {
 			"refused ends changed the budget: %+v", u)
 	}
 
-	got, err := br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{end}, entry(storage.EntryInput, `{}`), entry(storage.EntryRunEnd, `{}`))
-	if !r.ok(err, "AppendReleaseBudget") {
+	got, err := br.endRun(c, []storage.BudgetReservation{end}, entry(storage.EntryInput, `{}`), entry(storage.EntryRunEnd, `{}`))
+	if !r.ok(err, "EndRun") {
 		return
 	}
-	r.truef(len(got) == 2 && got[0].Seq == 1 && got[1].Seq == 2, "AppendReleaseBudget: seqs %v, want [1 2]", seqs(got))
-	if u, ok := usage("BudgetUsage after AppendReleaseBudget"); ok {
+	r.truef(len(got) == 2 && got[0].Seq == 1 && got[1].Seq == 2, "EndRun: seqs %v, want [1 2]", seqs(got))
+	if u, ok := usage("BudgetUsage after EndRun"); ok {
 		r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0, "the run still holds its place: %+v", u)
 		for _, w := range u.Windows {
 			r.truef(w.Spent.Tokens == 300 && w.Spent.Nanos == 7, "the %s window spent %+v, want 300 tokens and 7 nanos", w.Window, w.Spent)
 		}
 	}
 	_, err = r.s.Append(ctx, c, entry(storage.EntryResponse, `{}`))
-	r.is(err, storage.ErrClaimLost, "Append after AppendReleaseBudget")
+	r.is(err, storage.ErrClaimLost, "Append after EndRun")
 
 	// Under a lost claim the end is not done: the next run's reservation stays, nothing is settled.
 	next, ok := r.claim(a, id)
@@ -333,26 +330,26 @@ func ruleBudgetEndsWithRelease(r *rec) {
 	}
 	late := end
 	late.RunID = "next"
-	_, err = br.AppendReleaseBudget(ctx, c, []storage.BudgetReservation{late}, entry(storage.EntryRunEnd, `{"late":true}`))
-	r.is(err, storage.ErrClaimLost, "AppendReleaseBudget under a lost claim")
-	if u, ok := usage("BudgetUsage after an AppendReleaseBudget that lost"); ok {
+	_, err = br.endRun(c, []storage.BudgetReservation{late}, entry(storage.EntryRunEnd, `{"late":true}`))
+	r.is(err, storage.ErrClaimLost, "EndRun under a lost claim")
+	if u, ok := usage("BudgetUsage after an EndRun that lost"); ok {
 		r.truef(u.LiveRuns == 1 && u.Reserved.Tokens == 600 && u.Windows[0].Spent.Tokens == 300,
-			"an AppendReleaseBudget that lost changed the budget: %+v", u)
+			"an EndRun that lost changed the budget: %+v", u)
 	}
 	all, err := r.s.LoadAll(ctx, a, id)
 	if r.ok(err, "LoadAll") {
-		r.truef(len(all) == 2, "AppendReleaseBudget under a lost claim stored something: %d entries, want 2", len(all))
+		r.truef(len(all) == 2, "EndRun under a lost claim stored something: %d entries, want 2", len(all))
 	}
 }
 
-// ruleBudgetSettingsReserve checks a store's GetSettingsReserve, when it has one: the document read as GetSettings
-// reads it and the reservation made or refused as ReserveBudget would, each whatever the other found.
-func ruleBudgetSettingsReserve(r *rec) {
-	sr, ok := r.s.(storage.SettingsReserver)
+// ruleBudgetReservedByBeginRun checks BeginRun of a run without a conversation, for a store that keeps budgets:
+// the document read as GetSettings reads it and the reservation made or refused as ReserveBudget would, each
+// whatever the other found.
+func ruleBudgetReservedByBeginRun(r *rec) {
+	sr, ok := r.budgeter()
 	if !ok {
 		return
 	}
-	r.budgeter()
 	ctx := r.ctx
 	a, other := r.tenant("a"), r.tenant("b")
 	if !r.putBudget(a, `{"day": {"tokens": 1000}, "live_runs": 1}`) {
@@ -368,39 +365,54 @@ func ruleBudgetSettingsReserve(r *rec) {
 		r.ok(err, what)
 		return u
 	}
-
-	doc, reserveErr, err := sr.GetSettingsReserve(ctx, kind, reservation(a, "r1", 600))
-	if r.ok(err, "GetSettingsReserve") && r.ok(reserveErr, "GetSettingsReserve's reservation of 600 of 1000") {
-		r.truef(string(doc.Data) == `{"model": "m"}` && doc.Revision == put.Revision && doc.SettingsID == a && doc.Kind == kind,
-			"GetSettingsReserve read %+v, want %+v", doc, put)
+	begin := func(kind string, res storage.BudgetReservation) (storage.Document, bool, error, error) {
+		got, err := r.runs.BeginRun(ctx, storage.RunBegin{SettingsID: res.SettingsID, Kinds: []string{kind}, Reserve: &res})
+		r.truef(got.Reserved == (err == nil && got.ReserveErr == nil), "BeginRun: Reserved %v, ReserveErr %v", got.Reserved, got.ReserveErr)
+		doc, found := got.Settings[kind]
+		return doc, found, got.ReserveErr, err
 	}
-	u := usage("BudgetUsage after GetSettingsReserve")
-	r.truef(u.LiveRuns == 1 && u.Reserved.Tokens == 600, "GetSettingsReserve holds %d runs and %d tokens, want 1 and 600", u.LiveRuns, u.Reserved.Tokens)
+
+	doc, found, reserveErr, err := begin(kind, reservation(a, "r1", 600))
+	if r.ok(err, "BeginRun") && r.ok(reserveErr, "BeginRun's reservation of 600 of 1000") {
+		r.truef(found && jsonEqual(doc.Data, put.Data) && doc.Revision == put.Revision && doc.SettingsID == a && doc.Kind == kind,
+			"BeginRun read %+v, want %+v", doc, put)
+	}
+	u := usage("BudgetUsage after BeginRun")
+	r.truef(u.LiveRuns == 1 && u.Reserved.Tokens == 600, "BeginRun holds %d runs and %d tokens, want 1 and 600", u.LiveRuns, u.Reserved.Tokens)
 
 	// A refused reservation and a missing document: each is reported, nothing is reserved.
-	_, reserveErr, err = sr.GetSettingsReserve(ctx, missing, reservation(a, "r2", 100))
-	r.is(err, storage.ErrNotFound, "GetSettingsReserve of a missing document")
-	r.is(reserveErr, storage.ErrTooManyRuns, "GetSettingsReserve of a second run under a live_runs limit of 1")
+	_, found, reserveErr, err = begin(missing, reservation(a, "r2", 100))
+	r.truef(err == nil && !found, "BeginRun of a missing document: found %v, %v", found, err)
+	r.is(reserveErr, storage.ErrTooManyRuns, "BeginRun of a second run under a live_runs limit of 1")
 	end := reservation(a, "r1", 0)
 	end.Settle, end.End = storage.BudgetSpend{Tokens: 300}, true
-	r.ok(sr.ReserveBudget(ctx, end), "ReserveBudget ending r1")
-	_, reserveErr, err = sr.GetSettingsReserve(ctx, kind, reservation(a, "r3", 800))
-	r.ok(err, "GetSettingsReserve of a refused reservation's document")
-	r.exceeded(reserveErr, storage.WindowDay, "tokens", "GetSettingsReserve of 800 after 300 spent")
+	_, err = r.runs.EndRun(ctx, storage.RunEnd{Settle: []storage.BudgetReservation{end}})
+	r.ok(err, "EndRun of a run without a conversation, settling r1")
+	_, found, reserveErr, err = begin(kind, reservation(a, "r3", 800))
+	r.truef(err == nil && found, "BeginRun of a refused reservation's document: found %v, %v", found, err)
+	r.exceeded(reserveErr, storage.WindowDay, "tokens", "BeginRun reserving 800 after 300 spent")
 	u = usage("BudgetUsage after refusals")
 	r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0 && u.Windows[0].Spent.Tokens == 300, "refusals changed the budget: %+v", u)
 
 	// The reservation is made when the document is missing, and another tenant's is its own.
-	_, reserveErr, err = sr.GetSettingsReserve(ctx, r.kind(other, "agent"), reservation(other, "r1", 5000))
-	r.is(err, storage.ErrNotFound, "GetSettingsReserve of another tenant's missing document")
-	r.ok(reserveErr, "GetSettingsReserve of another tenant without a budget")
+	_, found, reserveErr, err = begin(r.kind(other, "agent"), reservation(other, "r1", 5000))
+	r.truef(err == nil && !found, "BeginRun of another tenant's missing document: found %v, %v", found, err)
+	r.ok(reserveErr, "BeginRun of another tenant without a budget")
 	u = usage("BudgetUsage of a after b's reservation")
 	r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0, "another tenant's reservation is in a's budget: %+v", u)
 	end = reservation(other, "r1", 0)
 	end.End = true
 	r.ok(sr.ReserveBudget(ctx, end), "ReserveBudget ending b's r1")
 
-	_, reserveErr, err = sr.GetSettingsReserve(ctx, "", reservation(a, "r4", 1))
-	r.is(err, storage.ErrInvalid, "GetSettingsReserve of an empty kind")
-	r.is(reserveErr, storage.ErrInvalid, "GetSettingsReserve's reservation with an empty kind")
+	_, _, _, err = begin("", reservation(a, "r4", 1))
+	r.is(err, storage.ErrInvalid, "BeginRun of an empty kind")
+	u = usage("BudgetUsage after an invalid BeginRun")
+	r.truef(u.LiveRuns == 0 && u.Reserved.Tokens == 0, "an invalid BeginRun reserved: %+v", u)
+	_, err = r.runs.EndRun(ctx, storage.RunEnd{Settle: []storage.BudgetReservation{reservation(a, "r5", 1)}})
+	r.is(err, storage.ErrInvalid, "EndRun without a conversation of a settlement that is not an end")
+}
+
+// endRun ends the run of claim c with entries, settling ends.
+func (r *rec) endRun(c storage.Claim, ends []storage.BudgetReservation, entries ...storage.Entry) ([]storage.Entry, error) {
+	return r.runs.EndRun(r.ctx, storage.RunEnd{Claim: c, Entries: entries, Settle: ends})
 }

@@ -6,14 +6,11 @@ import (
 	"github.com/typeshift-go/typeshift/storage"
 )
 
-// ruleStoreSteering checks a store's StoreSteering, when it has one: under a live claim the input is queued for the
+// ruleStoreSteering checks StoreSteering: under a live claim the input is queued for the
 // run, without the claim changing hands; without one it is stored at once, behind what a crashed run left queued,
 // and claims nothing; another tenant, a conversation never claimed and data that is not JSON store nothing.
 func ruleStoreSteering(r *rec) {
-	ss, ok := r.s.(storage.SteeringStorer)
-	if !ok {
-		return
-	}
+	ss := r.runs
 	s, ctx := r.s, r.ctx
 	a, b := r.tenant("a"), r.tenant("b")
 	id := r.conv(a, "reported")

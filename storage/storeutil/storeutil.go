@@ -178,7 +178,7 @@ func CheckBudgetReservation(r storage.BudgetReservation) error {
 	return nil
 }
 
-// CheckBudgetEnds checks the ends given to AppendReleaseBudget under claim c with n entries; stores call it so
+// CheckBudgetEnds checks the settlements given to EndRun under claim c with n entries; stores call it so
 // they all reject alike.
 func CheckBudgetEnds(c storage.Claim, ends []storage.BudgetReservation, n int) error {
 	if len(ends) > 0 && n == 0 {

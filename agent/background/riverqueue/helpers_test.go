@@ -106,7 +106,7 @@ func (e *env) caller(t testing.TB, settingsID, conversationID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.AppendRelease(t.Context(), c, storage.Entry{Type: storage.EntryInput, Data: []byte(`{"text":"start"}`)}); err != nil {
+	if _, err := e.store.EndRun(t.Context(), storage.RunEnd{Claim: c, Entries: []storage.Entry{{Type: storage.EntryInput, Data: []byte(`{"text":"start"}`)}}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -178,10 +178,10 @@ type subAgent struct {
 }
 
 func (a *subAgent) run(ctx context.Context, job background.Job) (background.Outcome, error) {
-	var c storage.Claimed
+	var c storage.RunBegun
 	for {
 		var err error
-		c, err = a.store.ClaimLoad(ctx, job.SettingsID, job.ID, a.owner, 2*time.Second)
+		c, err = a.store.BeginRun(ctx, storage.RunBegin{SettingsID: job.SettingsID, ConversationID: job.ID, Owner: a.owner, TTL: 2 * time.Second})
 		if err == nil {
 			break
 		}
