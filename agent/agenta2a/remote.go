@@ -101,7 +101,9 @@ type CardError struct {
 	Err error
 }
 
-func (e *CardError) Error() string { return "agenta2a: the agent card at " + e.URL + ": " + e.Err.Error() }
+func (e *CardError) Error() string {
+	return "agenta2a: the agent card at " + e.URL + ": " + e.Err.Error()
+}
 func (e *CardError) Unwrap() error { return e.Err }
 
 // Dial fetches the card of the remote agent at cardURL (the card's own URL, or the URL its card is served

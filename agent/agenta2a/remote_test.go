@@ -185,7 +185,7 @@ func TestRemoteAgainstServed(t *testing.T) {
 		req := c.surfaced(t, "c-forged")
 		for name, args := range map[string]json.RawMessage{
 			"another conversation": req.Call.Arguments,
-			"changed": json.RawMessage(strings.Replace(string(req.Call.Arguments), `"question":"`, `"question":"x`, 1)),
+			"changed":              json.RawMessage(strings.Replace(string(req.Call.Arguments), `"question":"`, `"question":"x`, 1)),
 		} {
 			conv := "c-other"
 			if name == "changed" {
@@ -306,7 +306,9 @@ func TestRemoteGarbage(t *testing.T) {
 		answer    func(ctx context.Context, w http.ResponseWriter, id json.RawMessage, method string)
 		want      string // in the error; "" for success
 	}{
-		{"not JSON", false, func(ctx context.Context, w http.ResponseWriter, id json.RawMessage, _ string) { fmt.Fprint(w, "<html>") }, "not JSON-RPC"},
+		{"not JSON", false, func(ctx context.Context, w http.ResponseWriter, id json.RawMessage, _ string) {
+			fmt.Fprint(w, "<html>")
+		}, "not JSON-RPC"},
 		{"another id", false, func(ctx context.Context, w http.ResponseWriter, id json.RawMessage, _ string) {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"other","result":%s}`, completed)
 		}, "answered request"},
