@@ -88,6 +88,7 @@ func (r *Remote) exchange(ctx context.Context, msg *a2a.Message) (*outcome, erro
 
 // stream follows a message/stream to the task's stop or the stream's end.
 func (r *Remote) stream(ctx context.Context, params *a2a.MessageSendParams, o *outcome) error {
+	first := true
 	for ev, err := range r.client.SendStreamingMessage(ctx, params) {
 		if err != nil {
 			return err
@@ -95,6 +96,12 @@ func (r *Remote) stream(ctx context.Context, params *a2a.MessageSendParams, o *o
 		if err := o.apply(r, ev); err != nil {
 			return err
 		}
+		if t, ok := ev.(*a2a.Task); ok && first && params.Message.TaskID != "" && t.Status.State == a2a.TaskStateInputRequired {
+			// A stream that continues a task may open with the task as it stood, still waiting for the answer
+			// this message brings (the JavaScript SDK's server does): the answer is on its way.
+			o.state = a2a.TaskStateWorking
+		}
+		first = false
 		if o.stopped() {
 			return nil
 		}
@@ -166,7 +173,7 @@ func (o *outcome) apply(r *Remote, ev a2a.Event) error {
 		for i, a := range o.artifacts {
 			if a.ID == e.Artifact.ID {
 				if e.Append {
-					a.Parts = append(a.Parts, e.Artifact.Parts...)
+					a.Parts = appendParts(a.Parts, e.Artifact.Parts)
 				} else {
 					o.artifacts[i] = e.Artifact
 				}
@@ -179,6 +186,21 @@ func (o *outcome) apply(r *Remote, ev a2a.Event) error {
 		o.status = e
 	}
 	return nil
+}
+
+// appendParts appends the parts of an artifact's chunk to the artifact's, a text to the text before it.
+func appendParts(to, parts a2a.ContentParts) a2a.ContentParts {
+	for _, p := range parts {
+		if t, ok := p.(a2a.TextPart); ok && len(to) > 0 {
+			if last, ok := to[len(to)-1].(a2a.TextPart); ok {
+				last.Text += t.Text
+				to[len(to)-1] = last
+				continue
+			}
+		}
+		to = append(to, p)
+	}
+	return to
 }
 
 // bound counts the text of parts against MaxResponseBytes, so that a remote that streams without end is cut.
