@@ -131,6 +131,12 @@ func TestRemoteJavaScriptServer(t *testing.T) {
 			}
 			// Denied: the model reads the rejection; the remote task ends with the reason passed on.
 			is.True(strings.Contains(res.Text(), "it is still needed"))
+			var answers []string
+			resp, err := http.Get(base + "/_test/answers")
+			is.NoErr(err)
+			is.NoErr(json.NewDecoder(resp.Body).Decode(&answers))
+			resp.Body.Close()
+			is.True(slices.Contains(answers, tt.want))
 		})
 	}
 

@@ -11,7 +11,7 @@
 //	             "reason"}} as a data part (or the text "yes") makes it answer "Deleted NAME." or "Kept NAME: REASON"
 //	slow         works until it is cancelled
 //
-// GET /_test/cancelled lists the ids of the tasks cancelled.
+// GET /_test/cancelled lists the ids of the tasks cancelled, GET /_test/answers what the answered deletes ended with.
 import http from "node:http";
 import {
   AgentEvent,
@@ -24,6 +24,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 
 const token = process.argv[2];
 const cancelled = [];
+const answers = []; // what the answered deletes ended with
 const waiting = new Map(); // task id -> resolve of a slow task
 
 const TASK = { WORKING: 2, COMPLETED: 3, CANCELED: 5, INPUT_REQUIRED: 6 };
@@ -71,7 +72,8 @@ const executor = {
       const name = ctx.task.metadata?.name ?? "it";
       const approved = answer ? answer.approved === true : /^yes/i.test(words);
       const reason = answer?.reason || words;
-      update(TASK.COMPLETED, agentMessage(ctx, [text(approved ? `Deleted ${name}.` : `Kept ${name}: ${reason}`)]));
+      answers.push(approved ? `Deleted ${name}.` : `Kept ${name}: ${reason}`);
+      update(TASK.COMPLETED, agentMessage(ctx, [text(answers[answers.length - 1])]));
       bus.finished();
       return;
     }
@@ -161,6 +163,11 @@ const server = http.createServer(async (req, res) => {
   if (req.method === "GET" && req.url === "/_test/cancelled") {
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify(cancelled));
+    return;
+  }
+  if (req.method === "GET" && req.url === "/_test/answers") {
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(JSON.stringify(answers));
     return;
   }
   if (req.headers.authorization !== `Bearer ${token}`) {
