@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -393,4 +396,58 @@ func TestRemoteBadCards(t *testing.T) {
 	}
 	_, err := agenta2a.Dial(context.Background(), "ftp://example.com/", nil)
 	is.New(t).True(err != nil)
+}
+
+// An agent whose card says it does not stream is called with message/send, not blocking, and its task read until
+// it stops: an answer, and a question approved.
+func TestRemoteNotStreaming(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := newEnv(t, memory.New(), nil)
+	target, _ := url.Parse(e.srv.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var methods []string
+	var mu sync.Mutex
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			resp, err := http.Get(e.srv.URL + r.URL.Path)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			card := strings.Replace(string(b), `"streaming":true`, `"streaming":false`, 1)
+			card = strings.ReplaceAll(card, e.srv.URL, "http://"+r.Host)
+			_, _ = io.WriteString(w, card)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var env struct{ Method string }
+		_ = json.Unmarshal(b, &env)
+		mu.Lock()
+		methods = append(methods, env.Method)
+		mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+
+	c := newCaller(t, front.URL+"/a2a", &agenta2a.RemoteOptions{Authorize: authorizeA, Poll: 10 * time.Millisecond})
+	is.True(!c.remote.Card().Capabilities.Streaming)
+	res, err := c.run(ctx, "c-poll", agent.Text("ask hello"))
+	is.NoErr(err)
+	is.Equal(res.Text(), `answer: "You said: hello"`)
+
+	_, err = c.run(ctx, "c-poll-approve", agent.Text("ask close 4714"))
+	is.NoErr(err)
+	req := c.surfaced(t, "c-poll-approve")
+	res, err = c.run(ctx, "c-poll-approve", agent.Approve(req.ID))
+	is.NoErr(err)
+	is.True(e.closed(4714))
+	is.True(strings.Contains(res.Text(), "Done"))
+	mu.Lock()
+	defer mu.Unlock()
+	is.True(slices.Contains(methods, "message/send"))
+	is.True(!slices.Contains(methods, "message/stream"))
 }

@@ -52,6 +52,11 @@ func (r *Remote) exchange(ctx context.Context, msg *a2a.Message) (*outcome, erro
 		if err == nil {
 			err = o.apply(r, res)
 		}
+		if t, ok := res.(*a2a.Task); ok && err == nil && msg.TaskID != "" && t.Status.State == a2a.TaskStateInputRequired {
+			// Not blocking, the answer to a question may come back before the agent has read it: read the task
+			// again, after Poll, for its next state.
+			o.state = a2a.TaskStateWorking
+		}
 	}
 	for err == nil && !o.stopped() {
 		// A task that does not stream, or a stream that ended before the task did: read the task until it stops.
