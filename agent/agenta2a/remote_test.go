@@ -136,6 +136,18 @@ func TestRemoteAgainstServed(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(res.Text(), `answer: "You said: hello there"`)
 
+	t.Run("credentials", func(t *testing.T) {
+		is := is.New(t)
+		res, err := newCaller(t, e.srv.URL+"/a2a", nil).run(ctx, "c-anon", agent.Text("ask hello"))
+		is.NoErr(err)
+		is.True(strings.Contains(res.Text(), "failed: agent Desk failed")) // the model reads why
+		is.True(strings.Contains(res.Text(), "401"))
+		_, err = agenta2a.Dial(ctx, e.srv.URL+"/a2a", &agenta2a.RemoteOptions{Authorize: func(*http.Request) error {
+			return errors.New("the vault is sealed")
+		}})
+		is.True(err != nil && strings.Contains(err.Error(), "the vault is sealed")) // the hook signs the card's request too
+	})
+
 	t.Run("approved", func(t *testing.T) {
 		is := is.New(t)
 		res, err := c.run(ctx, "c-approve", agent.Text("ask close 4711"))

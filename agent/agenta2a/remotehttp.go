@@ -40,6 +40,9 @@ func (t *remoteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		if int64(len(b)) > t.maxBytes {
+			return nil, fmt.Errorf("the request to the remote agent is over %d bytes", t.maxBytes)
+		}
 		body = b
 	}
 	wantID := requestID(body)
