@@ -24,4 +24,11 @@
 // A tool call that needs approval ends the run in the input-required state, its status message holding the
 // request as a data part. The client answers with a data part naming the request; the answer goes through the
 // host's approval path, which binds it to the request the server stored, as over the native API. See docs/a2a.md.
+//
+// # Calling other agents
+//
+// [Dial] reads a remote A2A agent's card and returns a [Remote], whose [Remote.Tools] offer it to a local agent:
+// the tool sends the model's message to the remote agent, follows the task (streamed when the card says so),
+// cancels it when the call ends first, and returns its answer. A remote task that needs input is put to the local
+// user as an approval request of the conversation ([Remote.Register] names the hosts that may ask).
 package agenta2a

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/a2aproject/a2a-go/a2a"
@@ -57,10 +58,39 @@ func serve(ctx context.Context, ln net.Listener, o options, out io.Writer) error
 		Store:    store,
 	}
 	useModel(&cfg, o, out, true)
+	var remote *agenta2a.Remote
+	if o.a2aAgent != "" {
+		// Another team's agent, called over A2A as a tool; its questions reach the user as approval requests.
+		// A2A_AGENT_TOKEN goes where the card asks for it: an API key's header (as this demo's card does), or a
+		// bearer token.
+		token := os.Getenv("A2A_AGENT_TOKEN")
+		remote, err = agenta2a.Dial(ctx, o.a2aAgent, &agenta2a.RemoteOptions{Authorize: func(r *http.Request) error {
+			if token == "" || remote == nil { // the card itself is public
+				return nil
+			}
+			for _, s := range remote.Card().SecuritySchemes {
+				if k, ok := s.(a2a.APIKeySecurityScheme); ok && k.In == a2a.APIKeySecuritySchemeInHeader {
+					r.Header.Set(k.Name, token)
+					return nil
+				}
+			}
+			r.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}})
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		cfg.Tools = append(cfg.Tools, remote.Tools())
+		fmt.Fprintf(out, "Calling the A2A agent %s as the tool %s.\n", remote.Card().Name, remote.Tools()[0].Name)
+	}
 	host, err := agent.NewHost(&Support{}, cfg)
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if remote != nil {
+		remote.Register(host)
 	}
 	logger := slog.New(slog.NewTextHandler(out, nil))
 	api, err := agenthttp.New([]*agent.Host{host}, agenthttp.Options{

@@ -5,6 +5,7 @@
 //	go run ./examples/support -yes       # approve everything without asking
 //	go run ./examples/support -plan      # plan mode only
 //	go run ./examples/support -http 127.0.0.1:8080   # serve the HTTP API, A2A and the dev UI (docs/http.md, docs/a2a.md, docs/dev-ui.md)
+//	go run ./examples/support -http 127.0.0.1:8080 -a2a-agent http://127.0.0.1:9090/a2a   # and call another A2A agent as a tool
 //
 // Without an API key it runs offline, on a small scripted model. With OPENAI_API_KEY it uses the OpenAI API, or any
 // server of the same wire format named by OPENAI_BASE_URL, with the model OPENAI_MODEL (default gpt-4.1-mini);
@@ -39,6 +40,7 @@ type options struct {
 	provider string // the provider of the model: "openai", "anthropic", or "" for the offline model
 	model    string // the model; empty keeps the agent's
 	httpAddr string // serve the HTTP API on this address instead of telling the story
+	a2aAgent string // the URL of another A2A agent's card, offered to the agent as a tool when serving
 }
 
 func main() {
@@ -49,6 +51,7 @@ func main() {
 	flag.BoolVar(&o.planOnly, "plan", false, "show plan mode only")
 	flag.Int64Var(&o.seed, "seed", 1, "sampling `seed` sent to the model, for answers that repeat")
 	flag.StringVar(&o.httpAddr, "http", "", "serve the agent's HTTP API on this loopback `address` (see docs/http.md)")
+	flag.StringVar(&o.a2aAgent, "a2a-agent", "", "with -http, offer the A2A agent whose card is at this `URL` as a tool (A2A_AGENT_TOKEN, if set, is its bearer token; see docs/a2a.md)")
 	flag.Parse()
 	o.provider, o.model = provider()
 
