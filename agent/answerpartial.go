@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// partialObject follows a JSON object as its text streams in, and gives the object of its members complete so
+// far: a typed answer's partial value. A member is complete at the comma after it or at the object's closing
+// brace, so no member of a partial value changes later. Text before the object's opening brace (a Markdown
+// fence, in prompted mode) is skipped. Each byte is scanned once, however the text is split.
+type partialObject struct {
+	buf      []byte // the text from the object's opening brace on
+	scanned  int    // how much of buf is scanned
+	started  bool   // the opening brace was seen
+	depth    int
+	inString bool
+	escaped  bool
+	done     bool // the object closed
+	complete int  // buf[:complete] ends after the last complete member (before its comma), or is the whole object
+	given    int  // complete when add last returned a value
+}
+
+// add appends text and returns the object of the members complete so far when it has more than add last
+// returned, and nil otherwise. What it returns is valid JSON; text that is not a JSON object gives nothing.
+func (p *partialObject) add(text string) json.RawMessage {
+	if p.done {
+		return nil
+	}
+	if !p.started {
+		i := strings.IndexByte(text, '{')
+		if i < 0 {
+			return nil
+		}
+		p.started, text = true, text[i:]
+	}
+	p.buf = append(p.buf, text...)
+	for ; p.scanned < len(p.buf) && !p.done; p.scanned++ {
+		c := p.buf[p.scanned]
+		if p.inString {
+			switch {
+			case p.escaped:
+				p.escaped = false
+			case c == '\\':
+				p.escaped = true
+			case c == '"':
+				p.inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			p.inString = true
+		case '{', '[':
+			p.depth++
+		case '}', ']':
+			p.depth--
+			if p.depth <= 0 {
+				p.done, p.complete = true, p.scanned+1
+			}
+		case ',':
+			if p.depth == 1 {
+				p.complete = p.scanned
+			}
+		}
+	}
+	if p.complete <= p.given {
+		return nil
+	}
+	v := make([]byte, 0, p.complete+1)
+	v = append(v, p.buf[:p.complete]...)
+	if !p.done {
+		v = append(v, '}')
+	}
+	if !json.Valid(v) {
+		return nil // not an object the way JSON writes one: nothing to show until the answer is read whole
+	}
+	p.given = p.complete
+	return v
+}
+
+// reset starts over, for the next answer.
+func (p *partialObject) reset() { *p = partialObject{buf: p.buf[:0]} }
