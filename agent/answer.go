@@ -21,9 +21,10 @@ type answerStage struct {
 	next   chat.Client
 	ans    *answerSpec
 	mode   AnswerMode
-	strict bool    // native mode in OpenAI's strict profile: nulls restored before decoding
-	ask    *runAsk // read: the agent's name
-	rounds *rounds // read: whether the run may call the model again
+	strict bool        // native mode in OpenAI's strict profile: nulls restored before decoding
+	ask    *runAsk     // read: the agent's name
+	rounds *rounds     // read: whether the run may call the model again
+	cp     *checkpoint // stores the messages the stage adds; nil without a conversation
 
 	raw      json.RawMessage // the accepted answer, for the Result
 	value    any
@@ -33,8 +34,8 @@ type answerStage struct {
 }
 
 // newAnswerStage is the answer stage of a run whose provider and tools are resolved.
-func newAnswerStage(a *answerSpec, next chat.Client, ask *runAsk, r *rounds) *answerStage {
-	s := &answerStage{next: next, ans: a, ask: ask, rounds: r}
+func newAnswerStage(a *answerSpec, next chat.Client, ask *runAsk, r *rounds, cp *checkpoint) *answerStage {
+	s := &answerStage{next: next, ans: a, ask: ask, rounds: r, cp: cp}
 	s.mode = a.modeFor(ask.resolved.provider, len(ask.resolved.opts.Tools))
 	s.strict = s.mode == AnswerNative && a.strict != nil && ask.resolved.provider == "openai"
 	return s
@@ -103,6 +104,9 @@ func (s *answerStage) run(ctx context.Context, msgs []chat.Message, opts *chat.O
 			return out, &AnswerError{Type: s.ans.ans.Name, Raw: string(raw), Attempts: s.attempts, Err: refused}
 		}
 		back := s.feedback(m, refused)
+		if err := s.keep(back); err != nil {
+			return out, err
+		}
 		if err := emitMessage(emit, back); err != nil {
 			return out, err
 		}
@@ -197,6 +201,9 @@ func (s *answerStage) accept(out *chat.Response, m chat.Message, data json.RawMe
 		}
 		text := chat.Message{Role: chat.RoleAssistant, AuthorName: s.ask.name(), Parts: []chat.Part{chat.Text{Text: string(data)}}}
 		out.Messages = append(out.Messages, res, text)
+		if err := s.keep(res, text); err != nil {
+			return err
+		}
 		if err := emitMessage(emit, res); err != nil {
 			return err
 		}
@@ -231,6 +238,14 @@ func (s *answerStage) feedback(m chat.Message, refused error) chat.Message {
 		}
 	}
 	return res
+}
+
+// keep stores the messages the stage adds, in a run with a conversation.
+func (s *answerStage) keep(msgs ...chat.Message) error {
+	if s.cp == nil {
+		return nil
+	}
+	return s.cp.keep(msgs...)
 }
 
 // emitMessage emits a message the stage adds, whole.

@@ -49,7 +49,7 @@ type stages struct {
 //	context providers     session.run (read)                instructions, messages and tools on a copy of the options
 //	approval and modes    session, rounds (read), shown,    binds answers, decides requests, restricts tools in
 //	                      tools                             plan mode, runs the calls it decides
-//	the typed answer      ask (read), rounds (read)         asks for the answer in the run's mode, checks it, and
+//	the typed answer      ask (read), rounds (read), conv   asks for the answer in the run's mode, checks it, and
 //	                                                        sends a refused one back (answer.go); only for an agent
 //	                                                        that declares one with Returns
 //	author names          ask (read)                        the agent's name on every message
@@ -111,7 +111,7 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 	s.authors = authorNames{next: &s.loop, ask: &st.ask}
 	var below chat.Client = &s.authors
 	if h.answer != nil {
-		s.answer = newAnswerStage(h.answer, below, &st.ask, &st.rounds)
+		s.answer = newAnswerStage(h.answer, below, &st.ask, &st.rounds, cp)
 		below = s.answer
 		if s.answer.mode == AnswerTool {
 			s.loop.answer = AnswerToolName
