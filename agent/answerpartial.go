@@ -17,12 +17,15 @@ type partialObject struct {
 	inString bool
 	escaped  bool
 	done     bool // the object closed
+	broken   bool // a member is not valid JSON: nothing more is given
+	whole    bool // complete is the whole object's end
 	complete int  // buf[:complete] ends after the last complete member (before its comma), or is the whole object
 	given    int  // complete when add last returned a value
 }
 
 // add appends text and returns the object of the members complete so far when it has more than add last
-// returned, and nil otherwise. What it returns is valid JSON; text that is not a JSON object gives nothing.
+// returned, and nil otherwise. What it returns is a valid JSON object; text that is not one gives nothing from
+// the first member that breaks it on.
 func (p *partialObject) add(text string) json.RawMessage {
 	if p.done {
 		return nil
@@ -56,26 +59,42 @@ func (p *partialObject) add(text string) json.RawMessage {
 		case '}', ']':
 			p.depth--
 			if p.depth <= 0 {
-				p.done, p.complete = true, p.scanned+1
+				p.done = true
+				p.member(p.scanned+1, true)
 			}
 		case ',':
 			if p.depth == 1 {
-				p.complete = p.scanned
+				p.member(p.scanned, false)
 			}
 		}
 	}
 	if p.complete <= p.given {
 		return nil
 	}
-	v := make([]byte, 0, p.complete+1)
-	v = append(v, p.buf[:p.complete]...)
-	if !p.done {
+	p.given = p.complete
+	return p.value(p.complete, p.whole)
+}
+
+// member records that a member ends at end, when the object up to it is valid JSON. At the first that is not,
+// the object is broken and gives nothing more: what it gives does not depend on how the text was split.
+func (p *partialObject) member(end int, whole bool) {
+	if p.broken {
+		return
+	}
+	if json.Valid(p.value(end, whole)) {
+		p.complete, p.whole = end, whole
+	} else {
+		p.broken = true
+	}
+}
+
+// value is the object of the members before end, which is the whole object's end when whole.
+func (p *partialObject) value(end int, whole bool) json.RawMessage {
+	v := make([]byte, 0, end+1)
+	v = append(v, p.buf[:end]...)
+	if !whole {
 		v = append(v, '}')
 	}
-	if !json.Valid(v) {
-		return nil // not an object the way JSON writes one: nothing to show until the answer is read whole
-	}
-	p.given = p.complete
 	return v
 }
 
