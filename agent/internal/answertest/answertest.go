@@ -32,14 +32,17 @@ var ErrNoAssignee = errors.New("an escalated ticket needs an assignee")
 // Triage decides what happens to a ticket, from its text alone.
 type Triage struct {
 	agent.Agent
-	// Mode and Retries are set by the tests before NewHost.
-	Mode    agent.AnswerMode
-	Retries int
+	// Mode, Retries and Provider are set by the tests before NewHost; a run with Config.Providers asks
+	// Provider's model "test-model".
+	Mode     agent.AnswerMode
+	Retries  int
+	Provider string
 }
 
 // Declare describes the agent.
 func (a *Triage) Declare() {
 	a.WithInstructions("Decide what happens to the ticket.")
+	a.WithModel(a.Provider, "test-model")
 	a.WithAnswerMode(a.Mode)
 	a.WithAnswerRetries(a.Retries)
 	agent.Returns[Verdict](a)
@@ -49,13 +52,15 @@ func (a *Triage) Declare() {
 // Desk reads tickets with its tool before it decides.
 type Desk struct {
 	agent.Agent
-	// Mode is set by the tests before NewHost.
-	Mode agent.AnswerMode
+	// Mode and Provider are set by the tests before NewHost.
+	Mode     agent.AnswerMode
+	Provider string
 }
 
 // Declare describes the agent.
 func (a *Desk) Declare() {
 	a.WithInstructions("Read the ticket, then decide what happens to it.")
+	a.WithModel(a.Provider, "test-model")
 	a.WithAnswerMode(a.Mode)
 	agent.Use[*Tickets](a)
 	agent.Returns[Verdict](a)
