@@ -175,14 +175,23 @@ func TestAnswerNoRetries(t *testing.T) {
 	is.True(strings.Contains(err.Error(), tooUrgentReason))
 }
 
-func deskHost(t *testing.T, m chat.Client, mode agent.AnswerMode) (*agent.Host, *answertest.Tickets) {
+// deskHost is a Desk host whose tool middleware records the names of the tools it invokes in invoked.
+func deskHost(t *testing.T, m chat.Client, mode agent.AnswerMode) (*agent.Host, *[]string) {
 	t.Helper()
 	tickets := &answertest.Tickets{Texts: map[int]string{7: "It works now, thanks."}}
-	h, err := agent.NewHost(&answertest.Desk{Mode: mode}, agent.Config{Client: m, Toolsets: []toolset.Source{tickets}})
+	var invoked []string
+	record := func(next agent.ToolInvoker) agent.ToolInvoker {
+		return func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {
+			invoked = append(invoked, tool.Name)
+			return next(ctx, tool, call)
+		}
+	}
+	h, err := agent.NewHost(&answertest.Desk{Mode: mode}, agent.Config{Client: m, Toolsets: []toolset.Source{tickets},
+		ToolMiddleware: []agent.ToolMiddleware{record}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h, tickets
+	return h, &invoked
 }
 
 // TestAnswerWithTools: the model calls the agent's tools, then answers, in the same run; in tool mode the answer
@@ -192,10 +201,11 @@ func TestAnswerWithTools(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			is := is.New(t)
 			m := chattest.NewScript(chattest.Calls(chattest.Call("c1", "get_ticket", `{"number":7}`)), answerReply(mode, goodVerdict))
-			h, _ := deskHost(t, m, mode)
+			h, invoked := deskHost(t, m, mode)
 			res, err := h.Run(context.Background(), agent.Text("Triage ticket 7."))
 			is.NoErr(err)
 			is.Equal(string(res.Answer), goodVerdict)
+			is.Equal(*invoked, []string{"get_ticket"}) // the answer tool is never invoked
 			reqs := m.Requests()
 			is.Equal(len(reqs), 2)
 			if mode == agent.AnswerTool {
@@ -210,11 +220,12 @@ func TestAnswerWithTools(t *testing.T) {
 	t.Run("beside", func(t *testing.T) {
 		is := is.New(t)
 		m := chattest.NewScript(chattest.Calls(chattest.Call("c1", "get_ticket", `{"number":7}`), chattest.Call(answerCallID, agent.AnswerToolName, goodVerdict)))
-		h, _ := deskHost(t, m, agent.AnswerTool)
+		h, invoked := deskHost(t, m, agent.AnswerTool)
 		res, err := h.Run(context.Background(), agent.Text("Triage ticket 7."))
 		is.NoErr(err)
 		is.Equal(string(res.Answer), goodVerdict)
 		is.Equal(len(m.Requests()), 1)
+		is.Equal(len(*invoked), 0)
 		results := res.New[len(res.New)-2]
 		is.Equal(results.Parts[0].(chat.ToolResult).Error, "not run: the answer ended the run")
 	})
@@ -306,3 +317,36 @@ func TestAnswerResumed(t *testing.T) {
 		is.Equal(stored.Messages[len(stored.Messages)-1].Text(), map[bool]string{true: stored.Messages[len(stored.Messages)-1].Text(), false: assigned}[mode == agent.AnswerPrompted])
 	}
 }
+
+// misvalidated validates an answer of another type than the one it returns.
+type misvalidated struct{ answertest.Triage }
+
+func (a *misvalidated) Declare() {
+	a.Triage.Declare()
+	agent.ValidateAnswer(a, func(context.Context, string) error { return nil })
+}
+
+// TestAnswerValidatorOfAnotherType: a validator that does not take the answer type ends the run at the first
+// answer: it is the code's mistake, which no retry of the model mends.
+func TestAnswerValidatorOfAnotherType(t *testing.T) {
+	is := is.New(t)
+	m := chattest.NewScript(answerReply(agent.AnswerNative, goodVerdict))
+	h, err := agent.NewHost(&misvalidated{answertest.Triage{Mode: agent.AnswerNative, Retries: 2}}, agent.Config{Client: m})
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("It works now."))
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "takes string, but the answer is of type answertest.Verdict"))
+	is.Equal(len(m.Requests()), 1)
+}
+
+// TestAnswerModeWithoutAnswerType: an agent that sets how it answers but declares no answer type is refused.
+func TestAnswerModeWithoutAnswerType(t *testing.T) {
+	is := is.New(t)
+	_, err := agent.NewHost(&modeOnly{}, agent.Config{Client: chattest.NewScript()})
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "declares none with agent.Returns"))
+}
+
+type modeOnly struct{ agent.Agent }
+
+func (a *modeOnly) Declare() { a.WithAnswerMode(agent.AnswerTool) }
