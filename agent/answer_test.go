@@ -13,7 +13,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/agent/internal/answertest"
-	"github.com/typeshift-go/typeshift/storage/memory"
+	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -294,28 +294,36 @@ func TestAnswerOfSubAgent(t *testing.T) {
 	is.Equal(string(r.Result), goodVerdict)
 }
 
-// TestAnswerResumed: a stored conversation keeps each answer as its assistant message, and its next run, resumed
-// from the store, answers again.
+// TestAnswerResumed: a stored conversation keeps each answer as its assistant message, and what sent a refused
+// one back; its next run, resumed from the store and streamed, answers again. On the memory store and Postgres.
 func TestAnswerResumed(t *testing.T) {
-	is := is.New(t)
-	for _, mode := range modes {
-		m := chattest.NewScript(answerReply(mode, tooUrgent), answerReply(mode, goodVerdict), answerReply(mode, assigned))
-		h := triageHost(t, m, mode, 2, agent.Config{Store: memory.New()})
-		ctx := context.Background()
-		first, err := h.Run(ctx, agent.Text("It works now."), agent.SettingsID("t"), agent.Conversation("c-"+string(mode)))
-		is.NoErr(err)
-		is.Equal(string(first.Answer), goodVerdict)
-		second, err := h.Run(ctx, agent.Text("Now the database is down."), agent.SettingsID("t"), agent.Conversation("c-"+string(mode)))
-		is.NoErr(err)
-		is.Equal(string(second.Answer), assigned)
-		// The second run's request holds the first run's messages, the refused answer and its retry included.
-		sent := m.Requests()[2].Messages
-		is.Equal(len(sent), len(first.Messages)+1)
-		is.True(strings.Contains(sent[len(first.Messages)-1].Text(), `"priority":4`))
-		stored, err := h.LoadConversation(ctx, "t", "c-"+string(mode))
-		is.NoErr(err)
-		is.Equal(stored.Messages[len(stored.Messages)-1].Text(), map[bool]string{true: stored.Messages[len(stored.Messages)-1].Text(), false: assigned}[mode == agent.AnswerPrompted])
-	}
+	stores(t, func(t *testing.T, store storage.Store) {
+		for _, mode := range modes {
+			is := is.New(t)
+			m := chattest.NewScript(answerReply(mode, tooUrgent), answerReply(mode, goodVerdict), answerReply(mode, assigned))
+			h := triageHost(t, m, mode, 2, agent.Config{Store: store})
+			ctx := context.Background()
+			id := "answered-" + string(mode)
+			first, err := h.Run(ctx, agent.Text("It works now."), agent.SettingsID(tenant), agent.Conversation(id))
+			is.NoErr(err)
+			is.Equal(string(first.Answer), goodVerdict)
+			var second agent.Result
+			for _, err := range h.RunStream(ctx, agent.Text("Now the database is down."), agent.SettingsID(tenant), agent.Conversation(id), agent.ResultInto(&second)) {
+				is.NoErr(err)
+			}
+			is.Equal(string(second.Answer), assigned)
+			// The second run's request holds the first run's messages, the refused answer and its retry included.
+			sent := m.Requests()[2].Messages
+			is.Equal(len(sent), len(first.Messages)+1)
+			is.True(strings.Contains(sent[len(first.Messages)-1].Text(), `"priority":4`))
+			stored, err := h.LoadConversation(ctx, tenant, id)
+			is.NoErr(err)
+			checkHistory(t, stored.Messages)
+			is.Equal(len(stored.Messages), len(second.Messages))
+			last := stored.Messages[len(stored.Messages)-1]
+			is.True(strings.Contains(last.Text(), `"assignee":"dba"`))
+		}
+	})
 }
 
 // misvalidated validates an answer of another type than the one it returns.
