@@ -89,6 +89,9 @@ func (s *answerStage) run(ctx context.Context, msgs []chat.Message, opts *chat.O
 		}
 		m, raw, ok := s.answerIn(resp.Messages)
 		if !ok {
+			if spent(resp.Messages) {
+				return out, &AnswerError{Type: s.ans.ans.Name, Attempts: s.attempts, Err: errNoAnswer}
+			}
 			return out, nil // waiting for approvals, or handed off: no answer yet
 		}
 		s.attempts++
@@ -137,6 +140,23 @@ func (s *answerStage) answerIn(msgs []chat.Message) (m chat.Message, raw json.Ra
 		}
 	}
 	return m, json.RawMessage(m.Text()), true
+}
+
+// errNoAnswer is why a run that spent its model calls on tools ends without an answer.
+var errNoAnswer = errors.New("the run used all its model calls before the model answered")
+
+// spent reports whether a pass ended because the run's model calls were spent: its last message answers calls
+// with the tool loop's iteration limit.
+func spent(msgs []chat.Message) bool {
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != chat.RoleTool {
+		return false
+	}
+	for _, p := range msgs[len(msgs)-1].Parts {
+		if r, ok := p.(chat.ToolResult); ok && r.Error == iterationLimitText {
+			return true
+		}
+	}
+	return false
 }
 
 // check decodes an answer and runs the validators. data is the answer as the Result keeps it; refused says why

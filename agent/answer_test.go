@@ -358,3 +358,18 @@ func TestAnswerModeWithoutAnswerType(t *testing.T) {
 type modeOnly struct{ agent.Agent }
 
 func (a *modeOnly) Declare() { a.WithAnswerMode(agent.AnswerTool) }
+
+// TestAnswerNotGiven: a run whose model calls are spent on tools before it answers ends with an AnswerError.
+func TestAnswerNotGiven(t *testing.T) {
+	is := is.New(t)
+	m := chattest.NewScript(chattest.Calls(chattest.Call("c1", "get_ticket", `{"number":7}`)), chattest.Calls(chattest.Call("c2", "get_ticket", `{"number":7}`)))
+	tickets := &answertest.Tickets{Texts: map[int]string{7: "It works now, thanks."}}
+	h, err := agent.NewHost(&answertest.Desk{Mode: agent.AnswerNative}, agent.Config{Client: m, Toolsets: []toolset.Source{tickets}})
+	is.NoErr(err)
+	res, err := h.Run(context.Background(), agent.Text("Triage ticket 7."), agent.RunSettings([]byte(`{"max_iterations":2}`)))
+	var ae *agent.AnswerError
+	is.True(errors.As(err, &ae))
+	is.Equal(ae.Attempts, 0)
+	is.True(strings.Contains(err.Error(), "used all its model calls"))
+	is.Equal(res.Answer, nil)
+}
