@@ -33,10 +33,25 @@ type answerStage struct {
 	partial  partialObject
 }
 
+// UseAnswerMode sets how this run asks for the typed answer, over the agent's choice and Config.AnswerMode. It
+// applies to the agent the run starts with; an agent the run is handed to asks its own way.
+func UseAnswerMode(m AnswerMode) RunOption {
+	return func(r *runInput) {
+		if !m.valid() {
+			r.err = fmt.Errorf("agent: unknown answer mode %q", m)
+		}
+		r.answerMode = m
+	}
+}
+
 // newAnswerStage is the answer stage of a run whose provider and tools are resolved.
 func newAnswerStage(a *answerSpec, next chat.Client, ask *runAsk, r *rounds, cp *checkpoint) *answerStage {
 	s := &answerStage{next: next, ans: a, ask: ask, rounds: r, cp: cp}
-	s.mode = a.modeFor(ask.resolved.provider, len(ask.resolved.opts.Tools))
+	m := ask.input.answerMode
+	if m == AnswerAuto {
+		m = ask.h.cfg.AnswerMode
+	}
+	s.mode = a.modeFor(m, ask.resolved.provider, len(ask.resolved.opts.Tools))
 	s.strict = s.mode == AnswerNative && a.strict != nil && ask.resolved.provider == "openai"
 	return s
 }

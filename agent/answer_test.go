@@ -373,3 +373,22 @@ func TestAnswerNotGiven(t *testing.T) {
 	is.True(strings.Contains(err.Error(), "used all its model calls"))
 	is.Equal(res.Answer, nil)
 }
+
+// TestAnswerModeOverridden: Config.AnswerMode goes over the agent's mode, and a run's UseAnswerMode over both.
+func TestAnswerModeOverridden(t *testing.T) {
+	is := is.New(t)
+	m := chattest.NewScript(answerReply(agent.AnswerTool, goodVerdict), answerReply(agent.AnswerPrompted, goodVerdict))
+	h := triageHost(t, m, agent.AnswerNative, 2, agent.Config{AnswerMode: agent.AnswerTool})
+	ctx := context.Background()
+	res, err := h.Run(ctx, agent.Text("It works now."))
+	is.NoErr(err)
+	is.Equal(string(res.Answer), goodVerdict)
+	is.Equal(m.Requests()[0].ToolNames(), []string{agent.AnswerToolName})
+	res, err = h.Run(ctx, agent.Text("It works now."), agent.UseAnswerMode(agent.AnswerPrompted))
+	is.NoErr(err)
+	is.Equal(string(res.Answer), goodVerdict)
+	is.True(strings.Contains(m.Requests()[1].Options.Instructions, `"reasons"`))
+	_, err = h.Run(ctx, agent.Text("It works now."), agent.UseAnswerMode("json"))
+	is.True(err != nil)
+	is.Equal(len(m.Requests()), 2)
+}

@@ -23,6 +23,15 @@ const (
 	AnswerPrompted AnswerMode = "prompted"
 )
 
+// valid reports whether m is one of the modes above.
+func (m AnswerMode) valid() bool {
+	switch m {
+	case AnswerAuto, AnswerNative, AnswerTool, AnswerPrompted:
+		return true
+	}
+	return false
+}
+
 // DefaultAnswerRetries is how many times a run sends a refused answer back to the model, unless the agent says
 // otherwise with [Agent.WithAnswerRetries].
 const DefaultAnswerRetries = 2

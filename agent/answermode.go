@@ -76,7 +76,7 @@ const AnswerToolName = "final_result"
 
 // newAnswerSpec reads d's answer type once, with the checks of answerOf, and returns nil for an agent that
 // answers with text.
-func newAnswerSpec(d Declarer, ag *Agent) (*answerSpec, error) {
+func newAnswerSpec(d Declarer, ag *Agent, cfgMode AnswerMode) (*answerSpec, error) {
 	ans, ok, err := answerOf(d)
 	if err != nil {
 		return nil, err
@@ -88,10 +88,11 @@ func newAnswerSpec(d Declarer, ag *Agent) (*answerSpec, error) {
 		}
 		return nil, nil
 	}
-	switch decl.mode {
-	case AnswerAuto, AnswerNative, AnswerTool, AnswerPrompted:
-	default:
+	if !decl.mode.valid() {
 		return nil, fmt.Errorf("agent %T: unknown answer mode %q", d, decl.mode)
+	}
+	if !cfgMode.valid() {
+		return nil, fmt.Errorf("agent %T: Config.AnswerMode: unknown answer mode %q", d, cfgMode)
 	}
 	a := &answerSpec{ans: ans, mode: decl.mode, retries: DefaultAnswerRetries, validators: decl.validators}
 	if decl.retries != nil {
@@ -119,8 +120,11 @@ func newAnswerSpec(d Declarer, ag *Agent) (*answerSpec, error) {
 	return a, nil
 }
 
-// modeFor is the mode a run asks in: the agent's, or by default the provider's.
-func (a *answerSpec) modeFor(provider string, tools int) AnswerMode {
+// modeFor is the mode a run asks in: the run's or the host's (over), the agent's, or by default the provider's.
+func (a *answerSpec) modeFor(over AnswerMode, provider string, tools int) AnswerMode {
+	if over != AnswerAuto {
+		return over
+	}
 	if a.mode != AnswerAuto {
 		return a.mode
 	}

@@ -31,7 +31,7 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
 	h.useFeeds()
-	if h.answer, err = newAnswerSpec(a, ag); err != nil {
+	if h.answer, err = newAnswerSpec(a, ag, cfg.AnswerMode); err != nil {
 		return nil, err
 	}
 	if d, ok := a.(Declared); ok {
