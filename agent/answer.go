@@ -91,7 +91,7 @@ func (s *answerStage) run(ctx context.Context, msgs []chat.Message, opts *chat.O
 		fwd = s.partials(emit)
 	}
 	req := msgs
-	for pass := 0; ; pass++ {
+	for {
 		s.partial.reset()
 		resp, err := callNext(ctx, s.next, req, o, fwd, false)
 		if resp != nil {
@@ -118,9 +118,12 @@ func (s *answerStage) run(ctx context.Context, msgs []chat.Message, opts *chat.O
 			s.raw, s.value = data, value
 			return out, s.accept(out, m, data, emit)
 		}
-		if s.attempts > s.ans.retries || s.rounds.left() == 0 {
+		last := s.attempts > s.ans.retries || s.rounds.left() == 0
+		if last && len(m.ToolCalls()) == 0 {
 			return out, &AnswerError{Type: s.ans.ans.Name, Raw: string(raw), Attempts: s.attempts, Err: refused}
 		}
+		// The refusal answers the answer tool's call even when the run ends here, so that no call is left
+		// without its result in the conversation.
 		back := s.feedback(m, refused)
 		if err := s.keep(back); err != nil {
 			return out, err
@@ -129,6 +132,9 @@ func (s *answerStage) run(ctx context.Context, msgs []chat.Message, opts *chat.O
 			return out, err
 		}
 		out.Messages = append(out.Messages, back)
+		if last {
+			return out, &AnswerError{Type: s.ans.ans.Name, Raw: string(raw), Attempts: s.attempts, Err: refused}
+		}
 		req = append(append(slices.Clip(req), resp.Messages...), back)
 	}
 }

@@ -156,7 +156,8 @@ func TestAnswerBound(t *testing.T) {
 			is.Equal(res.Answer, nil)
 			is.Equal(res.Value, nil)
 			is.Equal(len(m.Requests()), 2)
-			is.True(len(res.New) >= 3) // the first answer, what sent it back, the second
+			is.True(len(res.New) >= 3)    // the first answer, what sent it back, the second
+			checkHistory(t, res.Messages) // the answer tool's last call is answered too
 			_, err = agent.AnswerOf[answertest.Verdict](res)
 			is.True(err != nil)
 		})
