@@ -29,6 +29,9 @@ type Config struct {
 	// model.
 	Client    chat.Client
 	Providers *chat.Providers
+	// AnswerMode, when set, is how runs ask for the typed answer of an agent that declares one (see [Returns]),
+	// over the agent's own choice (Agent.WithAnswerMode); a run's [UseAnswerMode] goes over it.
+	AnswerMode AnswerMode
 	// Retry says how a model call that failed with a rate limit, an overload, a server error or an answer cut
 	// short is tried again, inside the run's deadline (see [chat.Retry]); nil means [chat.DefaultRetryPolicy],
 	// and MaxAttempts 1 turns retrying off. Each model of a fallback list (see [Agent.WithFallback]) is tried
@@ -114,6 +117,7 @@ type Host struct {
 	hub      atomic.Pointer[feedRegistry]
 	handoffs handoffs    // the agents runs may hand their conversation to
 	fixed    chat.Client // Config.Client, instrumented
+	answer   *answerSpec // the agent's typed answer, or nil (answermode.go)
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
 	// long as the host.
 	clients sync.Map // clientKey -> *instrumented

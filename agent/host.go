@@ -31,6 +31,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
 	h.useFeeds()
+	if h.answer, err = newAnswerSpec(a, ag, cfg.AnswerMode); err != nil {
+		return nil, err
+	}
 	if d, ok := a.(Declared); ok {
 		h.decl = d.TypeshiftDeclaration()
 	} else {
@@ -188,6 +191,9 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 		res.FinishReason = resp.FinishReason
 	}
 	res.New = res.Messages[in.nIn:]
+	if a := last.stages.answer; a != nil {
+		res.Answer, res.Value = a.raw, a.value
+	}
 	return res
 }
 

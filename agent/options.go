@@ -22,7 +22,8 @@ type runInput struct {
 	settings       json.RawMessage
 	standing       []standingApproval // a sub-agent's caller's standing approvals
 	into           *Result
-	err            error // an option that could not be applied (StandingApprovals)
+	answerMode     AnswerMode // see UseAnswerMode
+	err            error      // an option that could not be applied (StandingApprovals)
 }
 
 // Text adds text to the user's input message.
