@@ -30,6 +30,8 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
+	// A declaration whose generated answer type is stale is the run's to report; the host describes no answer then.
+	h.answer, h.answered, _ = answerOf(a)
 	h.useFeeds()
 	if d, ok := a.(Declared); ok {
 		h.decl = d.TypeshiftDeclaration()
