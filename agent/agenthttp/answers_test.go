@@ -1,0 +1,214 @@
+package agenthttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/matryer/is"
+
+	"github.com/typeshift-go/typeshift/agent"
+	"github.com/typeshift-go/typeshift/agent/agenthttp"
+	"github.com/typeshift-go/typeshift/agent/chat"
+	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/memory"
+)
+
+// verdict is the answer type of triageDesk.
+type verdict struct {
+	Decision string   `json:"decision"`
+	Priority int      `json:"priority"`
+	Reasons  []string `json:"reasons"`
+}
+
+// verdictJSON is the answer the tests' model gives for "triage ...", and the answer the clients must end with.
+const verdictJSON = `{"decision":"close","priority":2,"reasons":["The printer works again."]}`
+
+// verdictSchema is verdict's schema, as the generator would write it.
+const verdictSchema = `{"type":"object","properties":{` +
+	`"decision":{"type":"string","enum":["close","answer","escalate"]},` +
+	`"priority":{"type":"integer","minimum":1,"maximum":5},` +
+	`"reasons":{"type":"array","items":{"$ref":"#/$defs/Reason"},"minItems":1}},` +
+	`"required":["decision","priority","reasons"],"additionalProperties":false,` +
+	`"$defs":{"Reason":{"type":"string","minLength":1}}}`
+
+// triageDesk is desk answering with a verdict. Its TypeshiftAnswerType stands for the generated one.
+type triageDesk struct{ desk }
+
+func (a *triageDesk) Declare() {
+	a.desk.Declare()
+	agent.Returns[verdict](a)
+}
+
+func (a *triageDesk) TypeshiftAnswerType() agent.AnswerType {
+	return agent.AnswerType{Name: "Verdict", Description: "Verdict is what happens to a ticket.",
+		Schema: json.RawMessage(verdictSchema),
+		Decode: func(data []byte) (any, error) {
+			var v verdict
+			if err := json.Unmarshal(data, &v); err != nil {
+				return nil, err
+			}
+			return v, nil
+		}}
+}
+
+// answering stands for the run's answer stage: once a pass's text is a verdict, it yields the verdict's fields
+// as they complete (decision, then decision and priority), then the whole verdict as the accepted answer.
+func answering(next chat.Client) chat.Client { return answeringClient{next} }
+
+type answeringClient struct{ chat.Client }
+
+func (c answeringClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		var text strings.Builder
+		for u, err := range c.Client.Stream(ctx, msgs, opts) {
+			if err == nil && u.Role == chat.RoleAssistant {
+				text.WriteString(chat.Message{Parts: u.Parts}.Text())
+			}
+			if !yield(u, err) || err != nil {
+				return
+			}
+		}
+		var v verdict
+		if json.Unmarshal([]byte(text.String()), &v) != nil || v.Decision == "" {
+			return
+		}
+		partials := []string{
+			fmt.Sprintf(`{"decision":%q}`, v.Decision),
+			fmt.Sprintf(`{"decision":%q,"priority":%d}`, v.Decision, v.Priority),
+		}
+		for _, p := range partials {
+			if !yield(chat.Update{Answer: &chat.AnswerUpdate{Type: "Verdict", Value: json.RawMessage(p)}}, nil) {
+				return
+			}
+		}
+		yield(chat.Update{Answer: &chat.AnswerUpdate{Type: "Verdict", Value: json.RawMessage(text.String()), Final: true}}, nil)
+	}
+}
+
+// withAnswering puts answering in the run's middleware.
+func withAnswering(cfg *agent.Config, _ *agenthttp.Options) {
+	cfg.Middleware = append(cfg.Middleware, answering)
+}
+
+// sameJSON reports whether two JSON documents are equal as values.
+func sameJSON(t testing.TB, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// TestAnswerInAgentDescription checks that an agent with an answer type describes it, and one without does not.
+func TestAnswerInAgentDescription(t *testing.T) {
+	is := is.New(t)
+	e := newEnvOf(t, memory.New(), &triageDesk{}, withAnswering)
+	var got struct {
+		Answer *struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Schema      json.RawMessage `json:"schema"`
+		} `json:"answer"`
+	}
+	resp := e.do(req{method: "GET", path: "/agents/Desk", token: tokenA})
+	is.Equal(resp.status, http.StatusOK)
+	resp.json(t, &got)
+	is.True(got.Answer != nil)
+	is.Equal(got.Answer.Name, "Verdict")
+	is.Equal(got.Answer.Description, "Verdict is what happens to a ticket.")
+	is.True(sameJSON(t, got.Answer.Schema, []byte(verdictSchema)))
+
+	plain := newEnv(t, memory.New())
+	resp = plain.do(req{method: "GET", path: "/agents/Desk", token: tokenA})
+	is.Equal(resp.status, http.StatusOK)
+	is.True(!strings.Contains(string(resp.body), `"answer"`)) // an agent that answers with text has no answer type
+}
+
+// TestAnswerEvents checks that a native event stream carries the answer as it fills, then the accepted answer.
+func TestAnswerEvents(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnvOf(t, s, &triageDesk{}, withAnswering)
+		resp := e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": "triage 4711"},
+			header: map[string]string{"Accept": "text/event-stream"}})
+		is.Equal(resp.status, http.StatusCreated)
+		var answers []struct {
+			Type  string          `json:"type"`
+			Value json.RawMessage `json:"value"`
+			Final bool            `json:"final"`
+		}
+		evs := events(t, resp.body)
+		for _, ev := range evs {
+			if ev.name == "answer" {
+				var a struct {
+					Type  string          `json:"type"`
+					Value json.RawMessage `json:"value"`
+					Final bool            `json:"final"`
+				}
+				decodeEvent(t, ev, &a)
+				answers = append(answers, a)
+			}
+		}
+		is.Equal(len(answers), 3) // two partial values, then the accepted answer
+		is.True(sameJSON(t, answers[0].Value, []byte(`{"decision":"close"}`)))
+		is.True(!answers[0].Final)
+		is.True(sameJSON(t, answers[1].Value, []byte(`{"decision":"close","priority":2}`)))
+		is.True(!answers[1].Final)
+		is.True(sameJSON(t, answers[2].Value, []byte(verdictJSON)))
+		is.True(answers[2].Final)
+		is.Equal(answers[2].Type, "Verdict")
+		is.Equal(evs[len(evs)-1].name, "end")
+	})
+}
+
+// TestAnswerInOpenAPI checks that the document a handler serves has its agents' answer schemas, references
+// included, so that a run's result with a wrong answer does not match it.
+func TestAnswerInOpenAPI(t *testing.T) {
+	is := is.New(t)
+	e := newEnvOf(t, memory.New(), &triageDesk{}, withAnswering)
+	resp := e.do(req{method: "GET", path: "/openapi.json"})
+	is.Equal(resp.status, http.StatusOK)
+	doc, err := openapi3.NewLoader().LoadFromData(resp.body)
+	is.NoErr(err)
+	is.NoErr(doc.Validate(context.Background()))
+	is.True(doc.Components.Schemas["DeskAnswer"] != nil)
+	is.True(strings.Contains(string(resp.body), `"#/components/schemas/DeskAnswer/$defs/Reason"`)) // the schema's own reference, rebased
+	result := doc.Components.Schemas["RunResult"].Value
+	check := func(answer string) error {
+		var v any
+		body := `{"conversation_id":"c","agent":"Desk","text":"","messages":[],"pending":[],"mode":"default",` +
+			`"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0},"answer":` + answer + `}`
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatal(err)
+		}
+		return result.VisitJSON(v, openapi3.EnableJSONSchema2020())
+	}
+	is.NoErr(check(verdictJSON))
+	for _, wrong := range []string{
+		`{"decision":"close","priority":9,"reasons":["x"]}`,       // out of range
+		`{"decision":"close","priority":2,"reasons":[""]}`,        // a reason of $defs too short
+		`{"decision":"close","priority":2}`,                       // a required field missing
+		`{"decision":"close","priority":2,"reasons":["x"],"x":1}`, // a property the type does not have
+	} {
+		if check(wrong) == nil {
+			t.Errorf("the served document accepts the answer %s", wrong)
+		}
+	}
+
+	// The package's document, and a handler's whose agents answer with text, describe an answer as any object.
+	plain := newEnv(t, memory.New())
+	resp = plain.do(req{method: "GET", path: "/openapi.json"})
+	is.Equal(string(resp.body), string(agenthttp.OpenAPI()))
+}
