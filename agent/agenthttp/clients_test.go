@@ -299,10 +299,10 @@ func TestAISDKClientState(t *testing.T) {
 					Messages []struct {
 						Role  string `json:"role"`
 						Parts []struct {
-							Type string `json:"type"`
-							Text string `json:"text"`
-							ID   string          `json:"id"`
-							Data json.RawMessage `json:"data"`
+							Type       string          `json:"type"`
+							Text       string          `json:"text"`
+							ID         string          `json:"id"`
+							Data       json.RawMessage `json:"data"`
 							ToolName   string          `json:"toolName"`
 							ToolCallID string          `json:"toolCallId"`
 							State      string          `json:"state"`
