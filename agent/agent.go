@@ -33,7 +33,8 @@ type Agent struct {
 	runOpts      runDefaults
 	configurable []string
 	uses         []*ToolsetUse
-	answers      []string // the type names Returns recorded (returns.go)
+	answers      []string   // the type names Returns recorded (returns.go)
+	answering    answerDecl // how the typed answer is asked for and checked (answermode.go)
 	declared     bool
 
 	// tools are the chains of the agent's own tools; own, ownErr what generated code built from them, once.

@@ -117,6 +117,18 @@ func (c *conversationRun) storeResponse(ctx context.Context, msgs []chat.Message
 	return nil
 }
 
+// keep queues messages that a stage above the tool loop adds to the run (the answer stage's: what sends an answer
+// back, the answer tool's result), to be stored with the run's next step, or with its end.
+func (c *checkpoint) keep(msgs ...chat.Message) error {
+	e, err := marshalEntry(storage.EntryToolResults, msgs)
+	if err != nil {
+		return c.conv.fail(err)
+	}
+	c.conv.queue(e)
+	c.conv.learn(msgs)
+	return nil
+}
+
 // fail ends the run when a step cannot be stored: going on would leave the stored conversation behind what the
 // model and the tools did.
 func (c *conversationRun) fail(err error) error {

@@ -116,6 +116,7 @@ type Host struct {
 	hub      atomic.Pointer[feedRegistry]
 	handoffs handoffs    // the agents runs may hand their conversation to
 	fixed    chat.Client // Config.Client, instrumented
+	answer   *answerSpec // the agent's typed answer, or nil (answermode.go)
 	// clients keeps the instrumented client of each (provider, model), so the instrumentation's caches live as
 	// long as the host.
 	clients sync.Map // clientKey -> *instrumented

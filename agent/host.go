@@ -33,6 +33,9 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 	// A declaration whose generated answer type is stale is the run's to report; the host describes no answer then.
 	h.answer, h.answered, _ = answerOf(a)
 	h.useFeeds()
+	if h.answer, err = newAnswerSpec(a, ag); err != nil {
+		return nil, err
+	}
 	if d, ok := a.(Declared); ok {
 		h.decl = d.TypeshiftDeclaration()
 	} else {
@@ -190,6 +193,9 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 		res.FinishReason = resp.FinishReason
 	}
 	res.New = res.Messages[in.nIn:]
+	if a := last.stages.answer; a != nil {
+		res.Answer, res.Value = a.raw, a.value
+	}
 	return res
 }
 

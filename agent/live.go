@@ -251,6 +251,9 @@ func (f *feed) unsubscribe(ch chan struct{}) {
 // sizeOf approximates the memory an update holds.
 func sizeOf(u chat.Update) int {
 	n := 64 + len(u.ResponseID) + len(u.Model) + len(u.AuthorName)
+	if u.Answer != nil {
+		n += 64 + len(u.Answer.Value)
+	}
 	for _, p := range u.Parts {
 		switch p := p.(type) {
 		case chat.Text:

@@ -32,6 +32,7 @@ type stages struct {
 	authors   authorNames
 	loop      toolLoop
 	ids       uniqueCallIDs
+	answer    *answerStage // nil for an agent that answers with text
 }
 
 // pipeline builds one run's chain of chat.Client decorators, outermost first, each given the parts of the run it
@@ -48,6 +49,9 @@ type stages struct {
 //	context providers     session.run (read)                instructions, messages and tools on a copy of the options
 //	approval and modes    session, rounds (read), shown,    binds answers, decides requests, restricts tools in
 //	                      tools                             plan mode, runs the calls it decides
+//	the typed answer      ask (read), rounds (read), conv   asks for the answer in the run's mode, checks it, and
+//	                                                        sends a refused one back (answer.go); only for an agent
+//	                                                        that declares one with Returns
 //	author names          ask (read)                        the agent's name on every message
 //	the tool loop         rounds, usage, shown (read),      model calls and tool calls, bounded by the run's rounds;
 //	                      session (read), tools, routing    a handoff call is recorded in the conversation's routing
@@ -105,7 +109,15 @@ func (h *Host) stages(st *runState, provider chat.Client, conv *conversationRun)
 	s.loop = toolLoop{next: inner, ask: &st.ask, rounds: &st.rounds, usage: &st.usage, session: &st.session,
 		shown: &st.shown, tools: &s.tools, routing: routing}
 	s.authors = authorNames{next: &s.loop, ask: &st.ask}
-	s.approvals = approvals{next: &s.authors, ask: &st.ask, session: &st.session, rounds: &st.rounds,
+	var below chat.Client = &s.authors
+	if h.answer != nil {
+		s.answer = newAnswerStage(h.answer, below, &st.ask, &st.rounds, cp)
+		below = s.answer
+		if s.answer.mode == AnswerTool {
+			s.loop.answer = AnswerToolName
+		}
+	}
+	s.approvals = approvals{next: below, ask: &st.ask, session: &st.session, rounds: &st.rounds,
 		shown: &st.shown, tools: &s.tools}
 	var c chat.Client = &s.approvals
 	if len(h.cfg.ContextProviders) > 0 {

@@ -62,10 +62,10 @@ func (f *runFeed) add(u chat.Update) {
 	if f.has && !joins(f.pending, u) {
 		f.flushLocked()
 	}
-	textOnly := u.Progress == nil && u.FinishReason == "" && !u.Steering
+	textOnly := u.Progress == nil && u.FinishReason == "" && !u.Steering && u.Answer == nil
 	if !f.has {
 		f.pending = chat.Update{ResponseID: u.ResponseID, Model: u.Model, Role: u.Role, AuthorName: u.AuthorName,
-			Steering: u.Steering}
+			Steering: u.Steering, Answer: u.Answer}
 		f.has = true
 	}
 	if f.pending.Model == "" {
@@ -116,7 +116,8 @@ func (f *runFeed) add(u chat.Update) {
 // joins reports whether u may be gathered into the pending event p: the same message of the same response, and p
 // not ended.
 func joins(p, u chat.Update) bool {
-	return p.FinishReason == "" && p.Progress == nil && u.Progress == nil && !p.Steering && !u.Steering && p.Role == u.Role &&
+	return p.FinishReason == "" && p.Progress == nil && u.Progress == nil && !p.Steering && !u.Steering &&
+		p.Answer == nil && u.Answer == nil && p.Role == u.Role &&
 		p.AuthorName == u.AuthorName && (u.ResponseID == "" || u.ResponseID == p.ResponseID) &&
 		(u.Model == "" || p.Model == "" || u.Model == p.Model)
 }

@@ -219,6 +219,9 @@ func (s *subAgent) invoke(ctx context.Context, call *toolset.Call) (json.RawMess
 	if len(res.Pending) > 0 {
 		return nil, &SubAgentApprovalError{Agent: s.host.Name(), Pending: res.Pending, Text: res.Text()}
 	}
+	if res.Answer != nil {
+		return res.Answer, nil // a typed answer goes to the caller as the JSON it is
+	}
 	return tooljson.AppendString(nil, res.Text()), nil
 }
 

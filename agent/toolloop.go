@@ -25,6 +25,7 @@ type toolLoop struct {
 	shown   *shownTools // read: the tools the approval stage was given
 	tools   *toolRunner // the tool-invocation chain
 	routing *routing    // where a handoff call is recorded; nil without a conversation
+	answer  string      // the answer tool's name in tool mode: a call of it ends the pass, unrun (answer.go)
 
 	out     chat.Response // the pass's response, reused from pass to pass
 	outs    []outcome     // the per-call outcomes, reused from round to round
@@ -79,6 +80,9 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			// The last model call offers no tools; the caller's options stay as they are.
 			o = opts.Clone()
 			o.Tools, o.ToolChoice, o.ParallelToolCalls = nil, "", nil
+			if t := findTool(opts.Tools, l.answer); l.answer != "" && t != nil {
+				o.Tools = []*toolset.Tool{t} // the answer may still be given
+			}
 		}
 		resp, err := callNext(ctx, l.next, req, o, emit, true)
 		if resp != nil {
@@ -94,6 +98,14 @@ func (l *toolLoop) pass(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 		}
 		calls, at := lastCalls(resp.Messages)
 		if len(calls) == 0 {
+			req = append(req, resp.Messages...)
+			return out, nil
+		}
+		if l.answer != "" && slices.ContainsFunc(calls, func(c chat.ToolCall) bool { return c.Name == l.answer }) {
+			// The answer ends the pass; the answer stage reads it and answers the calls.
+			if emit != nil && !emit(callsUpdate(resp.Messages[at])) {
+				return out, errStopped
+			}
 			req = append(req, resp.Messages...)
 			return out, nil
 		}

@@ -35,6 +35,14 @@ type updateJSON struct {
 	Steering     bool              `json:"steering,omitempty"`
 	// Message holds the role, the author and the parts.
 	Message chat.Message `json:"message"`
+	// Answer is a typed answer's update (see Returns).
+	Answer *answerJSON `json:"answer,omitempty"`
+}
+
+type answerJSON struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+	Final bool            `json:"final,omitempty"`
 }
 
 func encodeEvent(e liveEvent) ([]byte, error) {
@@ -42,10 +50,12 @@ func encodeEvent(e liveEvent) ([]byte, error) {
 		return json.Marshal(event{Kind: "end", Run: e.runID, Base: e.base, Error: e.err})
 	}
 	u := e.u
-	return json.Marshal(event{Kind: "update", Run: e.runID, Base: e.base, Update: &updateJSON{
-		ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason, Steering: u.Steering,
-		Message: chat.Message{Role: u.Role, AuthorName: u.AuthorName, Parts: u.Parts},
-	}})
+	uj := &updateJSON{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason, Steering: u.Steering,
+		Message: chat.Message{Role: u.Role, AuthorName: u.AuthorName, Parts: u.Parts}}
+	if a := u.Answer; a != nil {
+		uj.Answer = &answerJSON{Type: a.Type, Value: a.Value, Final: a.Final}
+	}
+	return json.Marshal(event{Kind: "update", Run: e.runID, Base: e.base, Update: uj})
 }
 
 // decodeEvent reads an event another process published, with its run's base; ok is false for a kind this version
@@ -64,6 +74,9 @@ func decodeEvent(e storage.Event) (w WatchedUpdate, base int64, ok bool, err err
 		u := ev.Update
 		w.Update = chat.Update{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason, Steering: u.Steering,
 			Role: u.Message.Role, AuthorName: u.Message.AuthorName, Parts: u.Message.Parts}
+		if a := u.Answer; a != nil {
+			w.Update.Answer = &chat.AnswerUpdate{Type: a.Type, Value: a.Value, Final: a.Final}
+		}
 	default:
 		return w, base, false, nil
 	}

@@ -24,13 +24,14 @@ var runOrder = []string{
 	"handoff.go",
 	// The stages, outermost first, and the conversation's parts beside them.
 	"journal.go", "steer.go", "relay.go", "live.go", "budget.go", "runmiddleware.go", "contextproviders.go",
-	"approvals.go", "rulefor.go", "rules.go", "authors.go", "toolloop.go", "invoke.go", "checkpoint.go",
+	"approvals.go", "rulefor.go", "rules.go", "answer.go", "authors.go", "toolloop.go", "invoke.go", "checkpoint.go",
 	"callids.go", "compaction.go", "cachehints.go",
 	// The parts of a run, and the words they are written in.
 	"ask.go", "session.go", "options.go", "settings.go", "history.go", "request.go", "plan.go",
-	"usage.go", "progress.go", "stream.go", "sanitize.go", "errors.go", "state.go",
+	"usage.go", "progress.go", "stream.go", "answerpartial.go", "sanitize.go", "errors.go", "state.go",
 	// The agent's declaration, which the host binds once.
-	"config.go", "use.go", "returns.go", "answererror.go", "agent.go", "declaration.go",
+	"config.go", "use.go", "answermode.go", "returns.go", "answererror.go", "agent.go", "answerdecl.go",
+	"declaration.go",
 }
 
 // maxUpArrows bounds the arrows from a file of package agent back up to a file above it in runOrder.
