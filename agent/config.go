@@ -104,11 +104,8 @@ type Host struct {
 	own toolset.Source
 	// offer combines the uses (narrowed by their picks) and Config.Tools: the composition's rules find every name
 	// conflict, and its filters say which tools they hid.
-	offer   *toolset.Combined
-	invoker ToolInvoker
-	// answer is the agent's answer type, when answered (see Returns and Host.AnswerType).
-	answer   AnswerType
-	answered bool
+	offer    *toolset.Combined
+	invoker  ToolInvoker
 	exitPlan *toolset.Tool
 	live     liveRuns // runs holding their conversation, for Steer
 	// hub holds the feeds of the conversations the host runs and watches, shared with the hosts it is joined to

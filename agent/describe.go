@@ -24,7 +24,12 @@ func (h *Host) Declaration() Declaration {
 // AnswerType returns the answer type the agent declares with [Returns], as its generated code describes it, and
 // false for an agent that answers with text. Catalogues of agents (an HTTP API's description of its agents, its
 // OpenAPI document) read it.
-func (h *Host) AnswerType() (AnswerType, bool) { return h.answer, h.answered }
+func (h *Host) AnswerType() (AnswerType, bool) {
+	if h.answer == nil {
+		return AnswerType{}, false
+	}
+	return h.answer.ans, true
+}
 
 // OfferedTools returns the tools a run of the tenant would be offered in the default mode, before the settings'
 // per-tool overrides: the agent's uses narrowed by their picks, its own tools, then Config.Tools. Handoff tools

@@ -30,8 +30,6 @@ func NewHost(a Declarer, cfg Config) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{cfg: cfg, agent: ag, exitPlan: newExitPlanTool()}
-	// A declaration whose generated answer type is stale is the run's to report; the host describes no answer then.
-	h.answer, h.answered, _ = answerOf(a)
 	h.useFeeds()
 	if h.answer, err = newAnswerSpec(a, ag); err != nil {
 		return nil, err

@@ -3,8 +3,6 @@ package agenthttp_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"iter"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
-	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
 )
@@ -27,7 +24,7 @@ type verdict struct {
 }
 
 // verdictJSON is the answer the tests' model gives for "triage ...", and the answer the clients must end with.
-const verdictJSON = `{"decision":"close","priority":2,"reasons":["The printer works again."]}`
+const verdictJSON = `{"decision": "close", "priority": 2, "reasons": ["The printer works again."]}`
 
 // verdictSchema is verdict's schema, as the generator would write it.
 const verdictSchema = `{"type":"object","properties":{` +
@@ -43,6 +40,7 @@ type triageDesk struct{ desk }
 func (a *triageDesk) Declare() {
 	a.desk.Declare()
 	agent.Returns[verdict](a)
+	a.WithAnswerMode(agent.AnswerNative) // the model's text is the answer, whose partial values stream
 }
 
 func (a *triageDesk) TypeshiftAnswerType() agent.AnswerType {
@@ -55,45 +53,6 @@ func (a *triageDesk) TypeshiftAnswerType() agent.AnswerType {
 			}
 			return v, nil
 		}}
-}
-
-// answering stands for the run's answer stage: once a pass's text is a verdict, it yields the verdict's fields
-// as they complete (decision, then decision and priority), then the whole verdict as the accepted answer.
-func answering(next chat.Client) chat.Client { return answeringClient{next} }
-
-type answeringClient struct{ chat.Client }
-
-func (c answeringClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
-	return func(yield func(chat.Update, error) bool) {
-		var text strings.Builder
-		for u, err := range c.Client.Stream(ctx, msgs, opts) {
-			if err == nil && u.Role == chat.RoleAssistant {
-				text.WriteString(chat.Message{Parts: u.Parts}.Text())
-			}
-			if !yield(u, err) || err != nil {
-				return
-			}
-		}
-		var v verdict
-		if json.Unmarshal([]byte(text.String()), &v) != nil || v.Decision == "" {
-			return
-		}
-		partials := []string{
-			fmt.Sprintf(`{"decision":%q}`, v.Decision),
-			fmt.Sprintf(`{"decision":%q,"priority":%d}`, v.Decision, v.Priority),
-		}
-		for _, p := range partials {
-			if !yield(chat.Update{Answer: &chat.AnswerUpdate{Type: "Verdict", Value: json.RawMessage(p)}}, nil) {
-				return
-			}
-		}
-		yield(chat.Update{Answer: &chat.AnswerUpdate{Type: "Verdict", Value: json.RawMessage(text.String()), Final: true}}, nil)
-	}
-}
-
-// withAnswering puts answering in the run's middleware.
-func withAnswering(cfg *agent.Config, _ *agenthttp.Options) {
-	cfg.Middleware = append(cfg.Middleware, answering)
 }
 
 // sameJSON reports whether two JSON documents are equal as values.
@@ -114,7 +73,7 @@ func sameJSON(t testing.TB, a, b []byte) bool {
 // TestAnswerInAgentDescription checks that an agent with an answer type describes it, and one without does not.
 func TestAnswerInAgentDescription(t *testing.T) {
 	is := is.New(t)
-	e := newEnvOf(t, memory.New(), &triageDesk{}, withAnswering)
+	e := newEnvOf(t, memory.New(), &triageDesk{})
 	var got struct {
 		Answer *struct {
 			Name        string          `json:"name"`
@@ -136,40 +95,79 @@ func TestAnswerInAgentDescription(t *testing.T) {
 	is.True(!strings.Contains(string(resp.body), `"answer"`)) // an agent that answers with text has no answer type
 }
 
-// TestAnswerEvents checks that a native event stream carries the answer as it fills, then the accepted answer.
+// answerEvent is the data of a native answer event.
+type answerEvent struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+	Final bool            `json:"final"`
+}
+
+// TestAnswerEvents checks that a native event stream carries the answer as it fills (each value holding fields of
+// the answer, more of them each time), then the accepted answer, which the end event's result holds too.
 func TestAnswerEvents(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
 		is := is.New(t)
-		e := newEnvOf(t, s, &triageDesk{}, withAnswering)
+		e := newEnvOf(t, s, &triageDesk{})
 		resp := e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": "triage 4711"},
 			header: map[string]string{"Accept": "text/event-stream"}})
 		is.Equal(resp.status, http.StatusCreated)
-		var answers []struct {
-			Type  string          `json:"type"`
-			Value json.RawMessage `json:"value"`
-			Final bool            `json:"final"`
-		}
+		var answers []answerEvent
 		evs := events(t, resp.body)
 		for _, ev := range evs {
 			if ev.name == "answer" {
-				var a struct {
-					Type  string          `json:"type"`
-					Value json.RawMessage `json:"value"`
-					Final bool            `json:"final"`
-				}
+				var a answerEvent
 				decodeEvent(t, ev, &a)
 				answers = append(answers, a)
 			}
 		}
-		is.Equal(len(answers), 3) // two partial values, then the accepted answer
-		is.True(sameJSON(t, answers[0].Value, []byte(`{"decision":"close"}`)))
-		is.True(!answers[0].Final)
-		is.True(sameJSON(t, answers[1].Value, []byte(`{"decision":"close","priority":2}`)))
-		is.True(!answers[1].Final)
-		is.True(sameJSON(t, answers[2].Value, []byte(verdictJSON)))
-		is.True(answers[2].Final)
-		is.Equal(answers[2].Type, "Verdict")
-		is.Equal(evs[len(evs)-1].name, "end")
+		is.True(len(answers) >= 2) // partial values, then the accepted answer
+		var final map[string]any
+		is.NoErr(json.Unmarshal([]byte(verdictJSON), &final))
+		fields := 0
+		for i, a := range answers {
+			is.Equal(a.Type, "Verdict")
+			is.Equal(a.Final, i == len(answers)-1) // one accepted answer, the last
+			var v map[string]any
+			is.NoErr(json.Unmarshal(a.Value, &v))
+			is.True(len(v) > fields || a.Final) // a partial value adds fields
+			fields = len(v)
+			for k, x := range v {
+				xb, _ := json.Marshal(x)
+				fb, _ := json.Marshal(final[k])
+				is.Equal(string(xb), string(fb)) // no field changes later
+			}
+		}
+		is.True(sameJSON(t, answers[len(answers)-1].Value, []byte(verdictJSON)))
+		last := evs[len(evs)-1]
+		is.Equal(last.name, "end")
+		var end struct {
+			Answer json.RawMessage `json:"answer"`
+		}
+		decodeEvent(t, last, &end)
+		is.True(sameJSON(t, end.Answer, []byte(verdictJSON)))
+	})
+}
+
+// TestAnswerInResult checks that a run answered as JSON holds the accepted answer, and that a run of an agent
+// that answers with text has none.
+func TestAnswerInResult(t *testing.T) {
+	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
+		e := newEnvOf(t, s, &triageDesk{})
+		resp := e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": "triage 4711"}})
+		is.Equal(resp.status, http.StatusCreated)
+		var res struct {
+			Text   string          `json:"text"`
+			Answer json.RawMessage `json:"answer"`
+		}
+		resp.json(t, &res)
+		is.True(sameJSON(t, res.Answer, []byte(verdictJSON)))
+		is.Equal(res.Text, verdictJSON) // the answer as the model wrote it
+
+		plain := newEnv(t, s)
+		resp = plain.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": "hello"}})
+		is.Equal(resp.status, http.StatusCreated)
+		is.True(!strings.Contains(string(resp.body), `"answer"`))
 	})
 }
 
@@ -177,7 +175,7 @@ func TestAnswerEvents(t *testing.T) {
 // included, so that a run's result with a wrong answer does not match it.
 func TestAnswerInOpenAPI(t *testing.T) {
 	is := is.New(t)
-	e := newEnvOf(t, memory.New(), &triageDesk{}, withAnswering)
+	e := newEnvOf(t, memory.New(), &triageDesk{})
 	resp := e.do(req{method: "GET", path: "/openapi.json"})
 	is.Equal(resp.status, http.StatusOK)
 	doc, err := openapi3.NewLoader().LoadFromData(resp.body)

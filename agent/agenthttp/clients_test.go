@@ -539,7 +539,7 @@ type clientAnswer struct {
 // newClientEnv is the env of a client flow: the triage flow's agent answers with a verdict.
 func newClientEnv(t *testing.T, s storage.Store, flow string, options ...envOption) *env {
 	if flow == "triage" {
-		return newEnvOf(t, s, &triageDesk{}, append(options, withAnswering)...)
+		return newEnvOf(t, s, &triageDesk{}, options...)
 	}
 	return newEnv(t, s, options...)
 }

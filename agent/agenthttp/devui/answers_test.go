@@ -1,17 +1,13 @@
 package devui_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"iter"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"github.com/typeshift-go/typeshift/agent"
-	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
@@ -31,6 +27,7 @@ type triageDesk struct{ desk }
 func (a *triageDesk) Declare() {
 	a.desk.Declare()
 	agent.Returns[verdict](a)
+	a.WithAnswerMode(agent.AnswerNative) // the model's text is the answer, whose partial values stream
 }
 
 func (a *triageDesk) TypeshiftAnswerType() agent.AnswerType {
@@ -46,49 +43,10 @@ func (a *triageDesk) TypeshiftAnswerType() agent.AnswerType {
 		}}
 }
 
-// answering stands for the run's answer stage: once a pass's text is a verdict, it yields its decision alone,
-// then (after m's release, when the user's text was "slow triage ...") the whole verdict as the accepted answer.
-func answering(m *model) chat.Middleware {
-	return func(next chat.Client) chat.Client { return answeringClient{next, m} }
-}
-
-type answeringClient struct {
-	chat.Client
-	m *model
-}
-
-func (c answeringClient) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
-	return func(yield func(chat.Update, error) bool) {
-		var text strings.Builder
-		for u, err := range c.Client.Stream(ctx, msgs, opts) {
-			if err == nil && u.Role == chat.RoleAssistant {
-				text.WriteString(chat.Message{Parts: u.Parts}.Text())
-			}
-			if !yield(u, err) || err != nil {
-				return
-			}
-		}
-		var v verdict
-		if json.Unmarshal([]byte(text.String()), &v) != nil || v.Decision == "" {
-			return
-		}
-		partial := fmt.Sprintf(`{"decision":%q}`, v.Decision)
-		if !yield(chat.Update{Answer: &chat.AnswerUpdate{Type: "Verdict", Value: json.RawMessage(partial)}}, nil) {
-			return
-		}
-		if strings.HasPrefix(msgs[len(msgs)-1].Text(), "slow ") {
-			if err := c.m.wait(ctx); err != nil {
-				yield(chat.Update{}, err)
-				return
-			}
-		}
-		yield(chat.Update{Answer: &chat.AnswerUpdate{Type: "Verdict", Value: json.RawMessage(text.String()), Final: true}}, nil)
-	}
-}
-
 // An agent that answers with a typed value: the tools panel names its answer type; the answer shows as a table of
-// its fields while it streams (from the run's answer events), then accepted, and again from the stored
-// conversation, in place of its JSON text; markup in a field is text.
+// its fields while it streams (from the run's answer events, in the tab that runs it and in one that follows the
+// conversation), then accepted, and again from the stored conversation, in place of its JSON text; markup in a
+// field is text.
 func TestTypedAnswer(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
 		is := is.New(t)
@@ -96,14 +54,23 @@ func TestTypedAnswer(t *testing.T) {
 		p := newPage(t, "a", nil)
 		p.open(e.ui("tenant-a", ""))
 		p.waitText(`#tools li[data-answer="Verdict"]`, "Answers with Verdict")
+		p.sendAndWait("hello")
+		q := newPage(t, "b", p) // a tab that follows the conversation: it shows the run's events, and never reloads
+		q.open(e.ui("tenant-a", conversationID(p)))
+		q.waitText(`#watch-state`, "following")
 		p.do(func() {
 			p.send("slow triage 4711")
 			<-e.model.waiting
 			p.waitText(`#transcript .item.answer[data-final="false"] .answer-type`, "streaming")
 			p.waitText(`#transcript .item.answer tr[data-field="decision"] td`, "close")
 			is.Equal(p.count(`#transcript .item.answer tr`), 1) // the fields complete so far
+			q.waitText(`#transcript .item.answer[data-final="false"] tr[data-field="decision"] td`, "close")
 			e.model.free()
 		})
+		q.waitText(`#transcript .item.answer[data-final="true"] tr[data-field="priority"] td`, "2")
+		q.waitText(`#timeline .live`, "answer accepted: Verdict")
+		is.Equal(q.count(`#transcript .item.answer`), 1)
+		is.True(!strings.Contains(q.text(`#transcript`), `{"decision"`)) // the streamed JSON text gave way to the card
 		p.waitText(`#transcript .item.answer[data-final="true"] .answer-type`, "Verdict")
 		p.waitText(`#transcript .item.answer[data-final="true"] .answer-type`, "accepted")
 		p.waitText(`#transcript .item.answer tr[data-field="decision"] td`, "close")

@@ -174,6 +174,9 @@ type client struct {
 
 func (c client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
 	last := msgs[len(msgs)-1]
+	if last.Role == chat.RoleUser && strings.HasPrefix(last.Text(), "slow triage ") {
+		return c.slowAnswer(ctx)
+	}
 	if last.Role != chat.RoleUser || last.Text() != "slow" && last.Text() != "slow think" {
 		return c.FuncModel.Stream(ctx, msgs, opts)
 	}
@@ -257,7 +260,6 @@ func (e *env) api(store storage.Store) http.Handler {
 	var d agent.Declarer = &desk{}
 	if e.answers {
 		d = &triageDesk{}
-		cfg.Middleware = append(cfg.Middleware, answering(e.model))
 	}
 	host, err := agent.NewHost(d, cfg)
 	if err != nil {
@@ -375,3 +377,25 @@ func openPostgresPair(t *testing.T) (*postgres.Store, func() *postgres.Store) {
 }
 
 func memoryStore() storage.Store { return memory.New() }
+
+// slowAnswer streams verdictJSON up to the comma after its first field, then waits for release before the rest.
+func (c client) slowAnswer(ctx context.Context) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		text := func(s string) chat.Update {
+			return chat.Update{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: s}}}
+		}
+		cut := strings.Index(verdictJSON, ",") + 1
+		if !yield(text(verdictJSON[:cut]), nil) {
+			return
+		}
+		if err := c.m.wait(ctx); err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		if !yield(text(verdictJSON[cut:]), nil) {
+			return
+		}
+		yield(chat.Update{Role: chat.RoleAssistant, FinishReason: chat.FinishStop,
+			Parts: []chat.Part{chat.UsagePart{Usage: chat.Usage{InputTokens: 30, OutputTokens: 20, TotalTokens: 50}}}}, nil)
+	}
+}

@@ -95,7 +95,7 @@ export class Transcript {
   // typedAnswer shows the run's typed answer as a table of its fields, filled in place while it streams
   // (final false: the fields complete so far), then marked accepted.
   typedAnswer(type, value, final) {
-    this.bubble = null;
+    // The answer's text goes on streaming into its bubble, above the card, which takes its place once accepted.
     this.thought = null;
     if (!this.answerCard || this.answerCard.dataset.final === 'true') {
       this.answerCard = this.item('answer', el('span', { class: 'who' }, 'Answer'),
@@ -112,6 +112,7 @@ export class Transcript {
     append(box, fieldsTable(value));
     if (final) {
       this.answerCard = null;
+      this.bubble = null;
       this.dropAnswerText(card);
     }
   }
