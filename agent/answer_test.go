@@ -13,7 +13,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
 	"github.com/typeshift-go/typeshift/agent/internal/answertest"
-	"github.com/typeshift-go/typeshift/storage/memory"
+	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
@@ -175,14 +175,23 @@ func TestAnswerNoRetries(t *testing.T) {
 	is.True(strings.Contains(err.Error(), tooUrgentReason))
 }
 
-func deskHost(t *testing.T, m chat.Client, mode agent.AnswerMode) (*agent.Host, *answertest.Tickets) {
+// deskHost is a Desk host whose tool middleware records the names of the tools it invokes in invoked.
+func deskHost(t *testing.T, m chat.Client, mode agent.AnswerMode) (*agent.Host, *[]string) {
 	t.Helper()
 	tickets := &answertest.Tickets{Texts: map[int]string{7: "It works now, thanks."}}
-	h, err := agent.NewHost(&answertest.Desk{Mode: mode}, agent.Config{Client: m, Toolsets: []toolset.Source{tickets}})
+	var invoked []string
+	record := func(next agent.ToolInvoker) agent.ToolInvoker {
+		return func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error) {
+			invoked = append(invoked, tool.Name)
+			return next(ctx, tool, call)
+		}
+	}
+	h, err := agent.NewHost(&answertest.Desk{Mode: mode}, agent.Config{Client: m, Toolsets: []toolset.Source{tickets},
+		ToolMiddleware: []agent.ToolMiddleware{record}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h, tickets
+	return h, &invoked
 }
 
 // TestAnswerWithTools: the model calls the agent's tools, then answers, in the same run; in tool mode the answer
@@ -192,10 +201,11 @@ func TestAnswerWithTools(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			is := is.New(t)
 			m := chattest.NewScript(chattest.Calls(chattest.Call("c1", "get_ticket", `{"number":7}`)), answerReply(mode, goodVerdict))
-			h, _ := deskHost(t, m, mode)
+			h, invoked := deskHost(t, m, mode)
 			res, err := h.Run(context.Background(), agent.Text("Triage ticket 7."))
 			is.NoErr(err)
 			is.Equal(string(res.Answer), goodVerdict)
+			is.Equal(*invoked, []string{"get_ticket"}) // the answer tool is never invoked
 			reqs := m.Requests()
 			is.Equal(len(reqs), 2)
 			if mode == agent.AnswerTool {
@@ -210,11 +220,12 @@ func TestAnswerWithTools(t *testing.T) {
 	t.Run("beside", func(t *testing.T) {
 		is := is.New(t)
 		m := chattest.NewScript(chattest.Calls(chattest.Call("c1", "get_ticket", `{"number":7}`), chattest.Call(answerCallID, agent.AnswerToolName, goodVerdict)))
-		h, _ := deskHost(t, m, agent.AnswerTool)
+		h, invoked := deskHost(t, m, agent.AnswerTool)
 		res, err := h.Run(context.Background(), agent.Text("Triage ticket 7."))
 		is.NoErr(err)
 		is.Equal(string(res.Answer), goodVerdict)
 		is.Equal(len(m.Requests()), 1)
+		is.Equal(len(*invoked), 0)
 		results := res.New[len(res.New)-2]
 		is.Equal(results.Parts[0].(chat.ToolResult).Error, "not run: the answer ended the run")
 	})
@@ -283,26 +294,67 @@ func TestAnswerOfSubAgent(t *testing.T) {
 	is.Equal(string(r.Result), goodVerdict)
 }
 
-// TestAnswerResumed: a stored conversation keeps each answer as its assistant message, and its next run, resumed
-// from the store, answers again.
+// TestAnswerResumed: a stored conversation keeps each answer as its assistant message, and what sent a refused
+// one back; its next run, resumed from the store and streamed, answers again. On the memory store and Postgres.
 func TestAnswerResumed(t *testing.T) {
-	is := is.New(t)
-	for _, mode := range modes {
-		m := chattest.NewScript(answerReply(mode, tooUrgent), answerReply(mode, goodVerdict), answerReply(mode, assigned))
-		h := triageHost(t, m, mode, 2, agent.Config{Store: memory.New()})
-		ctx := context.Background()
-		first, err := h.Run(ctx, agent.Text("It works now."), agent.SettingsID("t"), agent.Conversation("c-"+string(mode)))
-		is.NoErr(err)
-		is.Equal(string(first.Answer), goodVerdict)
-		second, err := h.Run(ctx, agent.Text("Now the database is down."), agent.SettingsID("t"), agent.Conversation("c-"+string(mode)))
-		is.NoErr(err)
-		is.Equal(string(second.Answer), assigned)
-		// The second run's request holds the first run's messages, the refused answer and its retry included.
-		sent := m.Requests()[2].Messages
-		is.Equal(len(sent), len(first.Messages)+1)
-		is.True(strings.Contains(sent[len(first.Messages)-1].Text(), `"priority":4`))
-		stored, err := h.LoadConversation(ctx, "t", "c-"+string(mode))
-		is.NoErr(err)
-		is.Equal(stored.Messages[len(stored.Messages)-1].Text(), map[bool]string{true: stored.Messages[len(stored.Messages)-1].Text(), false: assigned}[mode == agent.AnswerPrompted])
-	}
+	stores(t, func(t *testing.T, store storage.Store) {
+		for _, mode := range modes {
+			is := is.New(t)
+			m := chattest.NewScript(answerReply(mode, tooUrgent), answerReply(mode, goodVerdict), answerReply(mode, assigned))
+			h := triageHost(t, m, mode, 2, agent.Config{Store: store})
+			ctx := context.Background()
+			id := "answered-" + string(mode)
+			first, err := h.Run(ctx, agent.Text("It works now."), agent.SettingsID(tenant), agent.Conversation(id))
+			is.NoErr(err)
+			is.Equal(string(first.Answer), goodVerdict)
+			var second agent.Result
+			for _, err := range h.RunStream(ctx, agent.Text("Now the database is down."), agent.SettingsID(tenant), agent.Conversation(id), agent.ResultInto(&second)) {
+				is.NoErr(err)
+			}
+			is.Equal(string(second.Answer), assigned)
+			// The second run's request holds the first run's messages, the refused answer and its retry included.
+			sent := m.Requests()[2].Messages
+			is.Equal(len(sent), len(first.Messages)+1)
+			is.True(strings.Contains(sent[len(first.Messages)-1].Text(), `"priority":4`))
+			stored, err := h.LoadConversation(ctx, tenant, id)
+			is.NoErr(err)
+			checkHistory(t, stored.Messages)
+			is.Equal(len(stored.Messages), len(second.Messages))
+			last := stored.Messages[len(stored.Messages)-1]
+			is.True(strings.Contains(last.Text(), `"assignee":"dba"`))
+		}
+	})
 }
+
+// misvalidated validates an answer of another type than the one it returns.
+type misvalidated struct{ answertest.Triage }
+
+func (a *misvalidated) Declare() {
+	a.Triage.Declare()
+	agent.ValidateAnswer(a, func(context.Context, string) error { return nil })
+}
+
+// TestAnswerValidatorOfAnotherType: a validator that does not take the answer type ends the run at the first
+// answer: it is the code's mistake, which no retry of the model mends.
+func TestAnswerValidatorOfAnotherType(t *testing.T) {
+	is := is.New(t)
+	m := chattest.NewScript(answerReply(agent.AnswerNative, goodVerdict))
+	h, err := agent.NewHost(&misvalidated{answertest.Triage{Mode: agent.AnswerNative, Retries: 2}}, agent.Config{Client: m})
+	is.NoErr(err)
+	_, err = h.Run(context.Background(), agent.Text("It works now."))
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "takes string, but the answer is of type answertest.Verdict"))
+	is.Equal(len(m.Requests()), 1)
+}
+
+// TestAnswerModeWithoutAnswerType: an agent that sets how it answers but declares no answer type is refused.
+func TestAnswerModeWithoutAnswerType(t *testing.T) {
+	is := is.New(t)
+	_, err := agent.NewHost(&modeOnly{}, agent.Config{Client: chattest.NewScript()})
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "declares none with agent.Returns"))
+}
+
+type modeOnly struct{ agent.Agent }
+
+func (a *modeOnly) Declare() { a.WithAnswerMode(agent.AnswerTool) }

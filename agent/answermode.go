@@ -51,7 +51,7 @@ type validatorTypeError struct {
 }
 
 func (e *validatorTypeError) Error() string {
-	return fmt.Sprintf("agent: an answer validator takes %s but the answer is a %T", e.want, e.got)
+	return fmt.Sprintf("agent: an answer validator takes %s, but the answer is of type %T", e.want, e.got)
 }
 
 // answerSpec is how a host's agent answers: its answer type, read once when the host binds the agent, and what
