@@ -210,3 +210,33 @@ func TestAnswerInOpenAPI(t *testing.T) {
 	resp = plain.do(req{method: "GET", path: "/openapi.json"})
 	is.Equal(string(resp.body), string(agenthttp.OpenAPI()))
 }
+
+// TestAnswerRefused checks that a run whose answer is never accepted answers 502 answer-refused, saying why, as
+// JSON and as the event stream's error event.
+func TestAnswerRefused(t *testing.T) {
+	is := is.New(t)
+	e := newEnvOf(t, memory.New(), &triageDesk{})
+	resp := e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": "triage nonsense"}})
+	is.Equal(resp.status, http.StatusBadGateway)
+	p := resp.problem(t)
+	is.Equal(p.Type, agenthttp.ProblemTypePrefix+agenthttp.ProblemAnswerRefused)
+	is.True(strings.Contains(p.Detail, "no Verdict answer the agent accepts, in 3 attempts: ")) // the first and two retries
+	is.True(strings.Contains(p.Detail, "priority"))                                             // why the last was refused
+
+	resp = e.do(req{method: "POST", path: "/conversations", token: tokenA, body: map[string]any{"text": "triage nonsense"},
+		header: map[string]string{"Accept": "text/event-stream"}})
+	is.Equal(resp.status, http.StatusCreated)
+	evs := events(t, resp.body)
+	last := evs[len(evs)-1]
+	is.Equal(last.name, "error")
+	var sp agenthttp.Problem
+	decodeEvent(t, last, &sp)
+	is.Equal(sp.Type, agenthttp.ProblemTypePrefix+agenthttp.ProblemAnswerRefused)
+	for _, ev := range evs {
+		if ev.name == "answer" {
+			var a answerEvent
+			decodeEvent(t, ev, &a)
+			is.True(!a.Final) // partial values of the refused attempts, never an accepted answer
+		}
+	}
+}

@@ -86,6 +86,8 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 		return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
 			chat.Reasoning{Provider: "anthropic", Text: "The printer needs toner.", Signature: "sig-think"},
 			chat.Text{Text: "Order toner for floor 3."}}}}}, nil
+	case strings.HasPrefix(text, "triage nonsense"), strings.HasPrefix(text, "Your answer was not accepted"):
+		return chattest.Text(`{"decision": "close", "priority": "soon"}`), nil // every time: the answer is never accepted
 	case strings.HasPrefix(text, "triage "):
 		return chattest.Text(verdictJSON), nil
 	case strings.HasPrefix(text, "big "):
