@@ -12,8 +12,11 @@ import (
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
+	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/storage/memory"
+	"github.com/typeshift-go/typeshift/toolset"
 )
 
 // verdict is the answer type of triageDesk.
@@ -205,6 +208,19 @@ func TestAnswerInOpenAPI(t *testing.T) {
 		}
 	}
 
+	// Two agents with answer types: a run's answer is one of theirs, and a name OpenAPI does not allow is spelt
+	// with underscores.
+	second, err := agent.NewHost(&secondDesk{}, agent.Config{Client: chattest.FuncModel(e.model.respond), Store: e.store,
+		Toolsets: []toolset.Source{&tickets.Tickets{Client: e.desk}}})
+	is.NoErr(err)
+	h, err := agenthttp.New([]*agent.Host{e.host, second}, agenthttp.Options{Authenticate: authenticate, Store: e.store})
+	is.NoErr(err)
+	doc, err = openapi3.NewLoader().LoadFromData(h.OpenAPI())
+	is.NoErr(err)
+	is.NoErr(doc.Validate(context.Background()))
+	is.True(doc.Components.Schemas["Second_DeskAnswer"] != nil)
+	is.Equal(len(doc.Components.Schemas["Answer"].Value.AnyOf), 2)
+
 	// The package's document, and a handler's whose agents answer with text, describe an answer as any object.
 	plain := newEnv(t, memory.New())
 	resp = plain.do(req{method: "GET", path: "/openapi.json"})
@@ -239,4 +255,12 @@ func TestAnswerRefused(t *testing.T) {
 			is.True(!a.Final) // partial values of the refused attempts, never an accepted answer
 		}
 	}
+}
+
+// secondDesk is triageDesk under another name, with a space OpenAPI's component names do not allow.
+type secondDesk struct{ triageDesk }
+
+func (a *secondDesk) Declare() {
+	a.triageDesk.Declare()
+	a.WithName("Second Desk")
 }

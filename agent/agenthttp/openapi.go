@@ -60,35 +60,26 @@ func (h *Handler) buildOpenAPI() ([]byte, error) {
 	if len(answers) == 0 {
 		return openAPIDocument, nil
 	}
-	var doc struct {
+	var full struct {
 		Components struct {
-			Schemas map[string]json.RawMessage `json:"schemas"`
+			Schemas map[string]any `json:"schemas"`
 		} `json:"components"`
 	}
-	var full map[string]json.RawMessage
+	var doc map[string]any // the whole document, which gets the components back
 	if err := json.Unmarshal(openAPIDocument, &full); err != nil {
 		return nil, err
 	}
-	var components map[string]json.RawMessage
-	if err := json.Unmarshal(full["components"], &components); err != nil {
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(components["schemas"], &doc.Components.Schemas); err != nil {
-		return nil, err
-	}
-	put := func(name string, v any) error {
-		b, err := json.Marshal(v)
-		doc.Components.Schemas[name] = b
-		return err
-	}
-	for comp, s := range schemas {
-		if err := put(comp, s); err != nil {
-			return nil, err
-		}
-	}
+	all := full.Components.Schemas
 	refs := make([]any, 0, len(answers))
 	var names []string
 	for _, a := range answers {
+		if _, taken := all[a.component]; taken {
+			return nil, fmt.Errorf("agenthttp: the answer schema of the agent %q would replace the OpenAPI component %s: rename the agent", a.agent, a.component)
+		}
+		all[a.component] = schemas[a.component]
 		refs = append(refs, map[string]any{"$ref": "#/components/schemas/" + a.component})
 		names = append(names, a.agent)
 	}
@@ -99,17 +90,9 @@ func (h *Handler) buildOpenAPI() ([]byte, error) {
 	} else {
 		answer["anyOf"] = refs
 	}
-	if err := put("Answer", answer); err != nil {
-		return nil, err
-	}
-	var err error
-	if components["schemas"], err = json.Marshal(doc.Components.Schemas); err != nil {
-		return nil, err
-	}
-	if full["components"], err = json.Marshal(components); err != nil {
-		return nil, err
-	}
-	return json.MarshalIndent(full, "", "  ")
+	all["Answer"] = answer
+	doc["components"].(map[string]any)["schemas"] = all
+	return json.MarshalIndent(doc, "", "  ")
 }
 
 // componentName makes an agent's name a name OpenAPI allows for a component: letters, digits, '.', '-' and '_',
