@@ -264,3 +264,73 @@ func (a *secondDesk) Declare() {
 	a.triageDesk.Declare()
 	a.WithName("Second Desk")
 }
+
+// TestAnswerStreams checks the answer on the two protocol streams: AG-UI's STATE_DELTA adding /answer for each
+// value, then the last STATE_SNAPSHOT holding the accepted answer; the AI SDK's data-answer chunks, all under one
+// id, the last the accepted answer.
+func TestAnswerStreams(t *testing.T) {
+	is := is.New(t)
+	e := newEnvOf(t, memory.New(), &triageDesk{})
+
+	resp := e.do(req{method: "POST", path: "/agents/Desk/agui", token: tokenA, body: map[string]any{"threadId": "t-triage",
+		"runId": "r1", "messages": []map[string]any{{"id": "u1", "role": "user", "content": "triage 4711"}}}})
+	is.Equal(resp.status, http.StatusOK)
+	var deltas []answerEvent
+	var snapshot struct {
+		Snapshot struct {
+			Answer *answerEvent `json:"answer"`
+		} `json:"snapshot"`
+	}
+	for _, ev := range events(t, resp.body) {
+		var head struct {
+			Type string `json:"type"`
+		}
+		decodeEvent(t, ev, &head)
+		switch head.Type {
+		case "STATE_DELTA":
+			var d struct {
+				Delta []struct {
+					Op    string      `json:"op"`
+					Path  string      `json:"path"`
+					Value answerEvent `json:"value"`
+				} `json:"delta"`
+			}
+			decodeEvent(t, ev, &d)
+			is.Equal(len(d.Delta), 1)
+			is.Equal(d.Delta[0].Op, "add")
+			is.Equal(d.Delta[0].Path, "/answer")
+			deltas = append(deltas, d.Delta[0].Value)
+		case "STATE_SNAPSHOT":
+			decodeEvent(t, ev, &snapshot)
+		}
+	}
+	is.True(len(deltas) >= 2)
+	is.True(!deltas[0].Final)
+	is.True(deltas[len(deltas)-1].Final)
+	is.True(sameJSON(t, deltas[len(deltas)-1].Value, []byte(verdictJSON)))
+	is.True(snapshot.Snapshot.Answer != nil && snapshot.Snapshot.Answer.Final)
+	is.True(sameJSON(t, snapshot.Snapshot.Answer.Value, []byte(verdictJSON)))
+	is.Equal(snapshot.Snapshot.Answer.Type, "Verdict")
+
+	resp = e.do(req{method: "POST", path: "/agents/Desk/ui-message-stream", token: tokenA, body: map[string]any{
+		"id": "c-triage", "trigger": "submit-message", "messages": []any{userMessage("triage 4711")}}})
+	is.Equal(resp.status, http.StatusOK)
+	cs, done := uiChunks(t, resp.body)
+	is.True(done)
+	var ids []string
+	var last answerEvent
+	for _, c := range cs {
+		if c["type"] != "data-answer" {
+			continue
+		}
+		ids = append(ids, c["id"].(string))
+		b, _ := json.Marshal(c["data"])
+		is.NoErr(json.Unmarshal(b, &last))
+	}
+	is.True(len(ids) >= 2) // partial values, then the accepted answer
+	for _, id := range ids {
+		is.Equal(id, ids[0]) // one part, replaced in place
+	}
+	is.True(last.Final)
+	is.True(sameJSON(t, last.Value, []byte(verdictJSON)))
+}
