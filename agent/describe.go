@@ -21,6 +21,16 @@ func (h *Host) Declaration() Declaration {
 	return d
 }
 
+// AnswerType returns the answer type the agent declares with [Returns], as its generated code describes it, and
+// false for an agent that answers with text. Catalogues of agents (an HTTP API's description of its agents, its
+// OpenAPI document) read it.
+func (h *Host) AnswerType() (AnswerType, bool) {
+	if h.answer == nil {
+		return AnswerType{}, false
+	}
+	return h.answer.ans, true
+}
+
 // OfferedTools returns the tools a run of the tenant would be offered in the default mode, before the settings'
 // per-tool overrides: the agent's uses narrowed by their picks, its own tools, then Config.Tools. Handoff tools
 // and plan mode's exit_plan_mode are not among them. A name offered twice fails with a [*toolset.ConflictError],

@@ -237,17 +237,40 @@ func messageOf(t *taskView, i int, m chat.Message) *a2a.Message {
 // answerArtifactID is the id of the artifact that holds the agent's answer.
 const answerArtifactID a2a.ArtifactID = "answer"
 
-// artifactOf is the agent's answer: the last message of the task's last run, when that run completed.
+// artifactOf is the agent's answer: the last message of the task's last run, when that run completed. For an
+// agent with a typed answer, whose last message is the answer's JSON, the artifact holds the value as a data part
+// after that text, so that a client reads the object without parsing text.
 func artifactOf(t *taskView) *a2a.Artifact {
 	if t.state() != a2a.TaskStateCompleted {
 		return nil
 	}
 	for i := len(t.lastRun) - 1; i >= 0; i-- {
 		if m := t.lastRun[i]; m.Role == chat.RoleAssistant {
-			return &a2a.Artifact{ID: answerArtifactID, Name: "answer", Parts: partsOf(m)}
+			parts := partsOf(m)
+			if p, ok := answerPart(t.answerType, m); ok {
+				parts = append(parts, p)
+			}
+			return &a2a.Artifact{ID: answerArtifactID, Name: "answer", Parts: parts}
 		}
 	}
 	return nil
+}
+
+// MetaAnswerType is the metadata key of a typed answer's data part in the answer artifact: the answer type's
+// name, such as "Verdict".
+const MetaAnswerType = "answerType"
+
+// answerPart is the typed answer an agent's last message holds, as a data part whose data is the answer object;
+// false for an agent that answers with text, or a message that is not the answer's JSON.
+func answerPart(answerType string, m chat.Message) (a2a.DataPart, bool) {
+	if answerType == "" {
+		return a2a.DataPart{}, false
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(m.Text()), &v); err != nil || v == nil {
+		return a2a.DataPart{}, false
+	}
+	return a2a.DataPart{Data: v, Metadata: map[string]any{MetaAnswerType: answerType}}, true
 }
 
 // statusOf is a task's status: its state, and the message that goes with it (the approval requests waiting for an

@@ -203,6 +203,7 @@ func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 	}
 	v.add(res.New...)
 	v.running, v.pending = false, res.Pending
+	v.answerType = t.h.answerType()
 	if err != nil {
 		v.runError = err.Error()
 		t.h.log.LogAttrs(t.rctx, slog.LevelWarn, "agenta2a: run failed", slog.String("conversation_id", t.ref.conversationID),

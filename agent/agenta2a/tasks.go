@@ -72,6 +72,9 @@ type taskView struct {
 	messages []chat.Message
 	lastRun  []chat.Message
 	updated  time.Time
+	// answerType names the agent's answer type when it declares one: the answer artifact then holds the answer's
+	// value as a data part too.
+	answerType string
 }
 
 // runEndData is the part of a run end's stored data a task's state needs.
@@ -215,6 +218,12 @@ func find(tasks []*taskView, ref taskRef) (*taskView, bool, error) {
 	return nil, false, fmt.Errorf("%w: %q", a2a.ErrTaskNotFound, ref.id())
 }
 
+// answerType is the name of the agent's answer type, or "" for an agent that answers with text.
+func (h *Handler) answerType() string {
+	ans, _ := h.host.AnswerType()
+	return ans.Name
+}
+
 // loadTasks reads the tenant's conversation and splits it into tasks; another tenant's conversation, or none, is
 // a task not found.
 func (h *Handler) loadTasks(ctx context.Context, settingsID, conversationID string) ([]*taskView, int64, error) {
@@ -228,6 +237,9 @@ func (h *Handler) loadTasks(ctx context.Context, settingsID, conversationID stri
 	tasks, err := tasksOf(conversationID, entries)
 	if err != nil {
 		return nil, 0, err
+	}
+	for _, t := range tasks {
+		t.answerType = h.answerType()
 	}
 	return tasks, entries[len(entries)-1].Seq, nil
 }

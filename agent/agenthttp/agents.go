@@ -14,6 +14,8 @@ type agentJSON struct {
 	Tools          []toolJSON      `json:"tools"`
 	SettingsKind   string          `json:"settings_kind"`
 	SettingsSchema json.RawMessage `json:"settings_schema"`
+	// Answer is the agent's answer type, for an agent whose runs answer with a typed value; absent otherwise.
+	Answer *answerTypeJSON `json:"answer,omitempty"`
 }
 
 // toolJSON describes one tool an agent offers.
@@ -38,7 +40,7 @@ func (h *Handler) describe(r *http.Request, host *agent.Host) (agentJSON, error)
 	}
 	d := host.Declaration()
 	out := agentJSON{Name: d.Name, Description: h.opts.Descriptions[d.Name], SettingsKind: d.SettingsKind,
-		SettingsSchema: schema, Tools: make([]toolJSON, 0, len(tools))}
+		SettingsSchema: schema, Tools: make([]toolJSON, 0, len(tools)), Answer: answerTypeOf(host)}
 	for _, t := range tools {
 		schema := t.Schema
 		if len(schema) == 0 {

@@ -195,7 +195,7 @@ func (h *Handler) agui(w http.ResponseWriter, r *http.Request) error {
 		runID = newID()
 	}
 	s := &aguiSink{h: h, w: w, r: r, thread: req.ThreadID, run: runID, held: held,
-		sent: map[string]bool{}, stream: h.newSSE(w, nil)}
+		sent: map[string]bool{}, stream: h.newSSE(w, nil), answerType: answerName(host)}
 	h.run(r, host, req.ThreadID, opts, s)
 	return nil
 }
@@ -213,6 +213,20 @@ type aguiSink struct {
 	messageID   string // the open text message, or ""
 	reasoningID string // the open reasoning message, or ""
 	lastMessage string // the last assistant message, the parent of its tool calls
+	// answerType names the agent's answer type, for the accepted answer in the run's last state.
+	answerType string
+	// accepted is the accepted answer the stream sent, if any: the run's Result.Answer.
+	accepted *answerEventJSON
+}
+
+// answer sends a value of the answer as a STATE_DELTA that puts it at /answer of the client's state: the fields
+// complete so far while it streams, then the accepted answer (final). The run's last STATE_SNAPSHOT holds the
+// accepted answer too.
+func (s *aguiSink) answer(ev answerEventJSON) {
+	if ev.Final {
+		s.accepted = &ev
+	}
+	s.send("STATE_DELTA", map[string]any{"delta": []map[string]any{{"op": "add", "path": "/answer", "value": ev}}})
 }
 
 func (s *aguiSink) send(typ string, v map[string]any) {
@@ -297,6 +311,12 @@ func (s *aguiSink) update(u chat.Update) {
 		s.steering(u)
 		return
 	}
+	if u.Answer != nil {
+		if ev, ok := answerEventOf(u.Answer); ok {
+			s.answer(ev)
+		}
+		return
+	}
 	for _, p := range u.Parts {
 		if r, ok := p.(chat.Reasoning); ok {
 			if u.Role == chat.RoleAssistant {
@@ -340,7 +360,13 @@ func (s *aguiSink) end(res *agent.Result, err error) {
 	s.begin()
 	s.endReasoning()
 	s.endText()
-	s.send("STATE_SNAPSHOT", map[string]any{"snapshot": map[string]any{"mode": res.Mode, "pending": requestsJSON(res.Pending)}})
+	state := map[string]any{"mode": res.Mode, "pending": requestsJSON(res.Pending)}
+	if v := answerValue(res.Answer); v != nil {
+		state["answer"] = answerEventJSON{Type: s.answerType, Value: v, Final: true}
+	} else if s.accepted != nil && err == nil {
+		state["answer"] = *s.accepted
+	}
+	s.send("STATE_SNAPSHOT", map[string]any{"snapshot": state})
 	if err != nil {
 		p := problemOf(err)
 		s.send("RUN_ERROR", map[string]any{"message": p.Detail, "code": strings.TrimPrefix(p.Type, ProblemTypePrefix)})

@@ -125,9 +125,10 @@ func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error 
 	if last := req.Messages[len(req.Messages)-1]; last.Role == "assistant" && last.ID != "" {
 		msgID = last.ID // the answers continue the assistant's message
 	}
-	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID, stream: h.newSSE(w, func(hd http.Header) {
-		hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
-	})}
+	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID, answerType: answerName(host),
+		stream: h.newSSE(w, func(hd http.Header) {
+			hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
+		})}
 	h.run(r, host, req.ID, opts, s)
 	return nil
 }
@@ -189,6 +190,20 @@ type uiSink struct {
 	messageID string
 	textID    string // the open text part, or ""
 	reasonID  string // the open reasoning part, or ""
+	answerID  string // the answer's data part, once its first value went out
+	answered  bool   // the accepted answer went out
+	// answerType names the agent's answer type, for the accepted answer of a run whose stream did not send it.
+	answerType string
+}
+
+// answer sends the answer as the message's data-answer part: every value of it under one id, which the AI SDK's
+// client replaces in place, so the chat ends with the accepted answer as the part's data.
+func (s *uiSink) answer(ev answerEventJSON) {
+	if s.answerID == "" {
+		s.answerID = newID()
+	}
+	s.answered = ev.Final
+	s.chunk(map[string]any{"type": "data-answer", "id": s.answerID, "data": ev})
 }
 
 // reasoning streams a reasoning delta as a reasoning part. Only the text reaches the client: the signature and
@@ -270,6 +285,12 @@ func (s *uiSink) update(u chat.Update) {
 		}
 		return
 	}
+	if u.Answer != nil {
+		if ev, ok := answerEventOf(u.Answer); ok {
+			s.answer(ev)
+		}
+		return
+	}
 	for _, p := range u.Parts {
 		if r, ok := p.(chat.Reasoning); ok {
 			if u.Role == chat.RoleAssistant {
@@ -320,6 +341,9 @@ func (s *uiSink) end(res *agent.Result, err error) {
 	s.begin()
 	s.endReasoning()
 	s.endText()
+	if v := answerValue(res.Answer); v != nil && err == nil && !s.answered {
+		s.answer(answerEventJSON{Type: s.answerType, Value: v, Final: true})
+	}
 	if err != nil {
 		s.chunk(map[string]any{"type": "error", "errorText": problemOf(err).Detail})
 	}

@@ -73,6 +73,7 @@ var clientFlows = []struct {
 	aisdk bool // the AI SDK's client runs it
 }{
 	{name: "answer", agui: true, aisdk: true},  // a streamed answer
+	{name: "triage", agui: true, aisdk: true},  // a typed answer, which the client ends with in its state
 	{name: "approve", agui: true, aisdk: true}, // a call that waits for approval, then runs
 	{name: "deny", agui: true, aisdk: true},    // a call that waits for approval and is denied
 	{name: "always", agui: true},               // a standing approval, then a call it approves within its run
@@ -209,7 +210,7 @@ func TestAGUIClientState(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			stores(t, func(t *testing.T, s storage.Store) {
 				is := is.New(t)
-				e := newEnv(t, s, autoApprove, func(_ *agent.Config, o *agenthttp.Options) {
+				e := newClientEnv(t, s, f.name, autoApprove, func(_ *agent.Config, o *agenthttp.Options) {
 					o.ClientModes = []string{agent.ModeDefault, agent.ModePlan}
 				})
 				id := "thread-" + f.name
@@ -229,6 +230,7 @@ func TestAGUIClientState(t *testing.T) {
 					State struct {
 						Mode    string            `json:"mode"`
 						Pending []json.RawMessage `json:"pending"`
+						Answer  *clientAnswer     `json:"answer"`
 					} `json:"state"`
 					Interrupts []struct {
 						ToolCallID string `json:"toolCallId"`
@@ -271,6 +273,7 @@ func TestAGUIClientState(t *testing.T) {
 				}
 				is.Equal(got.State.Mode, st.Mode)
 				is.Equal(len(got.State.Pending), len(st.Pending))
+				checkAnswer(t, f.name, got.State.Answer)
 				checkFlow(t, e, f.name, stored)
 			})
 		})
@@ -287,7 +290,7 @@ func TestAISDKClientState(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			stores(t, func(t *testing.T, s storage.Store) {
 				is := is.New(t)
-				e := newEnv(t, s, autoApprove)
+				e := newClientEnv(t, s, f.name, autoApprove)
 				if f.name == "resume" {
 					releaseOnResume(e)
 				}
@@ -296,11 +299,10 @@ func TestAISDKClientState(t *testing.T) {
 					Messages []struct {
 						Role  string `json:"role"`
 						Parts []struct {
-							Type string `json:"type"`
-							Text string `json:"text"`
-							Data struct {
-								Text string `json:"text"`
-							} `json:"data"`
+							Type       string          `json:"type"`
+							Text       string          `json:"text"`
+							ID         string          `json:"id"`
+							Data       json.RawMessage `json:"data"`
 							ToolName   string          `json:"toolName"`
 							ToolCallID string          `json:"toolCallId"`
 							State      string          `json:"state"`
@@ -328,6 +330,7 @@ func TestAISDKClientState(t *testing.T) {
 				}
 				runClientFlow(t, e, "aisdk.mjs", f.name, id, &got)
 				var client, pending []item
+				var answer *clientAnswer
 				for _, m := range got.Messages {
 					for _, p := range m.Parts {
 						switch {
@@ -354,7 +357,21 @@ func TestAISDKClientState(t *testing.T) {
 								t.Fatalf("the call %s ended in the state %q", p.ToolCallID, p.State)
 							}
 						case p.Type == "data-steering":
-							client = append(client, item{Kind: "user", Text: p.Data.Text})
+							var d struct {
+								Text string `json:"text"`
+							}
+							if err := json.Unmarshal(p.Data, &d); err != nil {
+								t.Fatal(err)
+							}
+							client = append(client, item{Kind: "user", Text: d.Text})
+						case p.Type == "data-answer":
+							if answer != nil {
+								t.Fatalf("a second data-answer part %s: the client keeps one per id", p.Data)
+							}
+							answer = &clientAnswer{}
+							if err := json.Unmarshal(p.Data, answer); err != nil {
+								t.Fatal(err)
+							}
 						case p.Type == "step-start":
 						case p.Type == "reasoning":
 							client = append(client, item{Kind: "reasoning", Text: p.Text})
@@ -364,6 +381,7 @@ func TestAISDKClientState(t *testing.T) {
 					}
 				}
 				client = append(client, pending...)
+				checkAnswer(t, f.name, answer)
 				stored, _ := storedItems(t, e, id)
 				if f.name == "refused" {
 					// The chat keeps the message the server refused, and shows the refusal; nothing of it was stored.
@@ -471,6 +489,9 @@ func checkFlow(t *testing.T, e *env, flow string, stored []item) {
 	case "answer":
 		is.Equal(kinds, []string{"user", "text"})
 		is.Equal(last.Text, "You said: hello there")
+	case "triage":
+		is.Equal(kinds, []string{"user", "text"})
+		is.Equal(last.Text, verdictJSON) // the answer's text, as the model wrote it
 	case "approve":
 		is.Equal(kinds, []string{"user", "call", "result", "text"})
 		is.Equal(status(4711), tickets.StatusClosed)
@@ -505,5 +526,37 @@ func checkFlow(t *testing.T, e *env, flow string, stored []item) {
 		is.Equal(stored[1].Text, "The printer needs toner.")
 	default:
 		panic(fmt.Sprintf("no check for the flow %q", flow))
+	}
+}
+
+// clientAnswer is the typed answer in a client's state: AG-UI's state.answer, the AI SDK's data-answer part.
+type clientAnswer struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+	Final bool            `json:"final"`
+}
+
+// newClientEnv is the env of a client flow: the triage flow's agent answers with a verdict.
+func newClientEnv(t *testing.T, s storage.Store, flow string, options ...envOption) *env {
+	if flow == "triage" {
+		return newEnvOf(t, s, &triageDesk{}, options...)
+	}
+	return newEnv(t, s, options...)
+}
+
+// checkAnswer checks the answer a client ended with: the accepted verdict for the triage flow, none otherwise.
+func checkAnswer(t *testing.T, flow string, got *clientAnswer) {
+	t.Helper()
+	if flow != "triage" {
+		if got != nil {
+			t.Fatalf("the client holds an answer %s after the %s flow, whose agent answers with text", got.Value, flow)
+		}
+		return
+	}
+	if got == nil {
+		t.Fatal("the client holds no answer after the triage flow")
+	}
+	if got.Type != "Verdict" || !got.Final || !sameJSON(t, got.Value, []byte(verdictJSON)) {
+		t.Fatalf("the client ends with the answer %+v (%s), not the accepted Verdict %s", got, got.Value, verdictJSON)
 	}
 }

@@ -100,13 +100,15 @@ const (
 // Handler serves the hosts' agents over HTTP: the native JSON and Server-Sent Events API, AG-UI and the AI SDK's
 // UI message stream. See docs/http.md.
 type Handler struct {
-	opts   Options
-	hosts  map[string]*agent.Host
-	names  []string // in the order given
-	mux    *http.ServeMux
-	log    *slog.Logger
-	tracer trace.Tracer
-	auth   func(*http.Request) (Principal, error)
+	opts  Options
+	hosts map[string]*agent.Host
+	names []string // in the order given
+	// openAPIDoc is the document GET /openapi.json serves: the native API's with the agents' answer schemas.
+	openAPIDoc []byte
+	mux        *http.ServeMux
+	log        *slog.Logger
+	tracer     trace.Tracer
+	auth       func(*http.Request) (Principal, error)
 	// unauthenticated answers a request authentication refuses: under development authentication it names the
 	// header the tenant comes from.
 	unauthenticated *httpError
@@ -182,6 +184,11 @@ func New(hosts []*agent.Host, opts Options) (*Handler, error) {
 		tp = otel.GetTracerProvider()
 	}
 	h.tracer = tp.Tracer("github.com/typeshift-go/typeshift/agent/agenthttp")
+	doc, err := h.buildOpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	h.openAPIDoc = doc
 	h.routes()
 	return h, nil
 }

@@ -86,6 +86,10 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, _ *chat.Option
 		return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
 			chat.Reasoning{Provider: "anthropic", Text: "The printer needs toner.", Signature: "sig-think"},
 			chat.Text{Text: "Order toner for floor 3."}}}}}, nil
+	case strings.HasPrefix(text, "triage nonsense"), strings.HasPrefix(text, "Your answer was not accepted"):
+		return chattest.Text(`{"decision": "close", "priority": "soon"}`), nil // every time: the answer is never accepted
+	case strings.HasPrefix(text, "triage "):
+		return chattest.Text(verdictJSON), nil
 	case strings.HasPrefix(text, "big "):
 		n, _ := strconv.Atoi(strings.TrimPrefix(text, "big "))
 		return chattest.Text(strings.Repeat(bigWord, n)), nil
@@ -151,6 +155,12 @@ type envOption func(*agent.Config, *agenthttp.Options)
 
 func newEnv(t testing.TB, store storage.Store, options ...envOption) *env {
 	t.Helper()
+	return newEnvOf(t, store, &desk{}, options...)
+}
+
+// newEnvOf is newEnv serving the agent d, which must be named Desk as desk is.
+func newEnvOf(t testing.TB, store storage.Store, d agent.Declarer, options ...envOption) *env {
+	t.Helper()
 	e := &env{t: t, store: store, model: newModel(), desk: tickets.NewMemoryClient(tickets.SampleTickets()...),
 		logs: &bytes.Buffer{}}
 	cfg := agent.Config{
@@ -169,7 +179,7 @@ func newEnv(t testing.TB, store storage.Store, options ...envOption) *env {
 	for _, o := range options {
 		o(&cfg, &opts)
 	}
-	host, err := agent.NewHost(&desk{}, cfg)
+	host, err := agent.NewHost(d, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

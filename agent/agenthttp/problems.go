@@ -42,6 +42,7 @@ const (
 	ProblemApprovalForged        = "approval-forged"
 	ProblemSettings              = "settings"
 	ProblemRunFailed             = "run-failed"
+	ProblemAnswerRefused         = "answer-refused"
 	ProblemOperatorOnly          = "operator-only"
 	ProblemBudgetExceeded        = "budget-exceeded"
 	ProblemTooManyRuns           = "too-many-runs"
@@ -125,6 +126,7 @@ func problemFor(err error) Problem {
 		se  *agent.SettingsError
 		mbe *http.MaxBytesError
 		be  *storage.BudgetExceededError
+		ans *agent.AnswerError
 	)
 	switch {
 	case errors.As(err, &he):
@@ -181,6 +183,11 @@ func problemFor(err error) Problem {
 		return Problem{Status: http.StatusBadRequest, Type: ProblemBadRequest, Detail: "an id or value the store cannot hold"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return Problem{Status: http.StatusGatewayTimeout, Type: ProblemRunFailed, Detail: "the run took longer than the server allows"}
+	case errors.As(err, &ans):
+		// The model's answer is the run's failure, not the request's: its reasons were written for the model, and
+		// say what was wrong with it. The raw answer stays in the stored conversation.
+		return Problem{Status: http.StatusBadGateway, Type: ProblemAnswerRefused, Detail: fmt.Sprintf(
+			"the model gave no %s answer the agent accepts, in %d attempts: %v", ans.Type, ans.Attempts, ans.Err)}
 	case isRunError(err):
 		return Problem{Status: http.StatusBadGateway, Type: ProblemRunFailed, Detail: "the run failed"}
 	}

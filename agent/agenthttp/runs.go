@@ -88,6 +88,9 @@ type resultJSON struct {
 	// Cost is what the run's model calls cost, when the host has a meter (see docs/budgets.md).
 	Cost         *costJSON `json:"cost,omitempty"`
 	FinishReason string    `json:"finish_reason,omitempty"`
+	// Answer is the typed answer the run accepted (agent.Result.Answer), for an agent that declares an answer type;
+	// absent otherwise, and for a run that ended before an answer was accepted.
+	Answer json.RawMessage `json:"answer,omitempty"`
 }
 
 // costJSON is a run's cost: the priced calls' amount in the currency, and the calls with no price.
@@ -110,7 +113,17 @@ func resultOf(conversationID string, res *agent.Result) resultJSON {
 		msgs = []chat.Message{}
 	}
 	return resultJSON{ConversationID: conversationID, Agent: res.Agent, Text: res.Text(), Messages: msgs,
-		Pending: requestsJSON(res.Pending), Mode: res.Mode, Usage: usageOf(res.Usage), Cost: costOf(res.Cost), FinishReason: string(res.FinishReason)}
+		Pending: requestsJSON(res.Pending), Mode: res.Mode, Usage: usageOf(res.Usage), Cost: costOf(res.Cost), FinishReason: string(res.FinishReason),
+		Answer: answerValue(res.Answer)}
+}
+
+// answerValue returns an answer as it goes out: nil (left out) when there is none or it is not JSON, which an
+// accepted answer always is.
+func answerValue(a json.RawMessage) json.RawMessage {
+	if len(a) == 0 || !json.Valid(a) {
+		return nil
+	}
+	return a
 }
 
 // input is a run's input in the terms of the agent package, from whichever protocol.

@@ -174,6 +174,7 @@ const (
 	eventText            = "text"
 	eventReasoning       = "reasoning"
 	eventSteering        = "steering"
+	eventAnswer          = "answer"
 	eventToolCall        = "tool_call"
 	eventToolResult      = "tool_result"
 	eventApprovalRequest = "approval_request"
@@ -245,6 +246,12 @@ func (s *nativeSink) update(u chat.Update) {
 	if u.Steering {
 		if text := steeringText(u); text != "" {
 			s.send(eventSteering, map[string]string{"text": text})
+		}
+		return
+	}
+	if u.Answer != nil {
+		if ev, ok := answerEventOf(u.Answer); ok {
+			s.send(eventAnswer, ev)
 		}
 		return
 	}

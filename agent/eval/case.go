@@ -64,6 +64,8 @@ type Expect struct {
 	Approvals *[]string `json:"approvals,omitempty"`
 	// Answer is what the final answer must hold.
 	Answer *Answer `json:"answer,omitempty"`
+	// Fields check fields of the run's typed answer, for an agent that declares an answer type (see [Field]).
+	Fields []Field `json:"fields,omitempty"`
 	// MaxRounds bounds the model calls of the case; MaxTokens the tokens of all of them (input and output).
 	MaxRounds int   `json:"max_rounds,omitempty"`
 	MaxTokens int64 `json:"max_tokens,omitempty"`
@@ -260,6 +262,11 @@ func (c *Case) check() error {
 			if _, err := compileSchema(a.Schema); err != nil {
 				return err
 			}
+		}
+	}
+	for i, f := range c.Expect.Fields {
+		if err := checkField(i, f); err != nil {
+			return err
 		}
 	}
 	if r := c.Expect.Rubric; r != nil && strings.TrimSpace(r.Criteria) == "" {

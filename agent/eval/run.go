@@ -185,7 +185,7 @@ func evaluateOnce(ctx context.Context, host *agent.Host, c *Case, o *Options) (*
 		}
 		r.add(res)
 	}
-	r.Answer = res.Text()
+	r.Answer, r.Typed = res.Text(), res.Answer
 	if o.Spans != nil {
 		r.Spans = runSpans(o.Spans(), spansBefore)
 	}

@@ -49,6 +49,9 @@ type Run struct {
 	Pending []chat.ApprovalRequest
 	// Answer is the final answer's text.
 	Answer string
+	// Typed is the typed answer the run accepted (agent.Result.Answer), for an agent that declares an answer
+	// type; nil otherwise.
+	Typed json.RawMessage
 	// Rounds counts the model calls; Usage adds up their tokens.
 	Rounds int
 	Usage  chat.Usage
@@ -79,6 +82,9 @@ func (c *Case) Score(r *Run) []Score {
 	}
 	if e.Answer != nil {
 		out = append(out, scoreAnswer(e.Answer, r.Answer))
+	}
+	if len(e.Fields) > 0 {
+		out = append(out, scoreFields(e.Fields, r.Typed))
 	}
 	if e.MaxRounds > 0 {
 		out = append(out, scoreLimit(ScoreRounds, "model calls", int64(r.Rounds), int64(e.MaxRounds)))

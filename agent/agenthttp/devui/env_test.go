@@ -93,6 +93,9 @@ func (m *model) respond(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 	if steered != "" && (last.Role == chat.RoleTool || strings.HasPrefix(last.Text(), "steer: ")) {
 		return chattest.Text("Taking in the steering: " + steered), nil
 	}
+	if strings.HasPrefix(strings.TrimPrefix(last.Text(), "slow "), "triage ") {
+		return chattest.Text(verdictJSON), nil
+	}
 	if strings.HasPrefix(last.Text(), "think") {
 		return &chat.Response{FinishReason: chat.FinishStop, Messages: []chat.Message{{Role: chat.RoleAssistant, Parts: []chat.Part{
 			chat.Reasoning{Provider: "anthropic", Text: "The picture shows a printer.", Signature: "sig-devui"},
@@ -170,12 +173,23 @@ type client struct {
 }
 
 func (c client) Stream(ctx context.Context, msgs []chat.Message, opts *chat.Options) iter.Seq2[chat.Update, error] {
-	if last := msgs[len(msgs)-1]; last.Role != chat.RoleUser || last.Text() != "slow" {
+	last := msgs[len(msgs)-1]
+	if last.Role == chat.RoleUser && strings.HasPrefix(last.Text(), "slow triage ") {
+		return c.slowAnswer(ctx)
+	}
+	if last.Role != chat.RoleUser || last.Text() != "slow" && last.Text() != "slow think" {
 		return c.FuncModel.Stream(ctx, msgs, opts)
 	}
 	return func(yield func(chat.Update, error) bool) {
 		text := func(s string) chat.Update {
 			return chat.Update{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: s}}}
+		}
+		if last.Text() == "slow think" {
+			// Reasoning first, streamed in two pieces, the second ending its block with the signature.
+			if !yield(chat.Update{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Reasoning{Provider: "anthropic", Text: "Pondering "}}}, nil) ||
+				!yield(chat.Update{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Reasoning{Provider: "anthropic", Text: "the printer.", Signature: "sig-slow"}}}, nil) {
+				return
+			}
 		}
 		if !yield(text("Streaming "), nil) || !yield(text("slowly "), nil) {
 			return
@@ -202,11 +216,19 @@ type env struct {
 	model *model
 	srv   *httptest.Server
 	cut   *cutter
+	// answers makes the agent triageDesk, which answers with a verdict (answers_test.go).
+	answers bool
 }
 
 func newEnv(t *testing.T, store storage.Store) *env {
 	t.Helper()
-	e := &env{t: t, store: store, model: newModel(), cut: &cutter{}}
+	return newEnvWith(t, store, false)
+}
+
+// newEnvWith is newEnv, serving triageDesk when answers is set.
+func newEnvWith(t *testing.T, store storage.Store, answers bool) *env {
+	t.Helper()
+	e := &env{t: t, store: store, model: newModel(), cut: &cutter{}, answers: answers}
 	e.cut.next = e.api(store)
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", e.cut))
@@ -228,13 +250,18 @@ func (e *env) api(store storage.Store) http.Handler {
 	e.t.Helper()
 	tix := tickets.NewMemoryClient(append(tickets.SampleTickets(),
 		tickets.Ticket{Number: 4800, Title: hostileTitle, Status: tickets.StatusOpen, Opened: time.Now()})...)
-	host, err := agent.NewHost(&desk{}, agent.Config{
+	cfg := agent.Config{
 		Toolsets: []toolset.Source{&tickets.Tickets{Client: tix}},
 		Client:   client{m: e.model, FuncModel: chattest.FuncModel(e.model.respond)},
 		Store:    store,
 		LeaseTTL: 5 * time.Second,
 		Meter:    budget.New(&budget.Options{Prices: testPrices}),
-	})
+	}
+	var d agent.Declarer = &desk{}
+	if e.answers {
+		d = &triageDesk{}
+	}
+	host, err := agent.NewHost(d, cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -350,3 +377,25 @@ func openPostgresPair(t *testing.T) (*postgres.Store, func() *postgres.Store) {
 }
 
 func memoryStore() storage.Store { return memory.New() }
+
+// slowAnswer streams verdictJSON up to the comma after its first field, then waits for release before the rest.
+func (c client) slowAnswer(ctx context.Context) iter.Seq2[chat.Update, error] {
+	return func(yield func(chat.Update, error) bool) {
+		text := func(s string) chat.Update {
+			return chat.Update{Role: chat.RoleAssistant, Parts: []chat.Part{chat.Text{Text: s}}}
+		}
+		cut := strings.Index(verdictJSON, ",") + 1
+		if !yield(text(verdictJSON[:cut]), nil) {
+			return
+		}
+		if err := c.m.wait(ctx); err != nil {
+			yield(chat.Update{}, err)
+			return
+		}
+		if !yield(text(verdictJSON[cut:]), nil) {
+			return
+		}
+		yield(chat.Update{Role: chat.RoleAssistant, FinishReason: chat.FinishStop,
+			Parts: []chat.Part{chat.UsagePart{Usage: chat.Usage{InputTokens: 30, OutputTokens: 20, TotalTokens: 50}}}}, nil)
+	}
+}

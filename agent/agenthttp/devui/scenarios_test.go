@@ -147,13 +147,18 @@ func TestPlanMode(t *testing.T) {
 	})
 }
 
-// Steering a run while it goes: the model's next call takes the text in.
+// Steering a run while it goes: the model's next call takes the text in. A tab that follows the conversation
+// shows the steering when the run takes it in, from the run's steering event; the tab that sent it shows it once.
 func TestSteering(t *testing.T) {
 	stores(t, func(t *testing.T, s storage.Store) {
+		is := is.New(t)
 		e := newEnv(t, s)
 		p := newPage(t, "a", nil)
 		p.open(e.ui("tenant-a", ""))
 		p.sendAndWait("hello")
+		q := newPage(t, "b", p)
+		q.open(e.ui("tenant-a", conversationID(p)))
+		q.waitText(`#watch-state`, "following")
 		p.do(func() {
 			p.send("wait")
 			<-e.model.waiting
@@ -161,9 +166,12 @@ func TestSteering(t *testing.T) {
 			p.run(typeInto(`#message`, "steer: only the open ones"), clickOn(`#steer`))
 			p.waitText(`#transcript .item.steering`, "steer: only the open ones")
 			e.model.free()
+			q.waitText(`#transcript .item.steering`, "steer: only the open ones") // live: the follower does not reload
+			q.waitText(`#timeline .live`, "steering taken in")
 		})
 		p.waitText(`#transcript .item.assistant`, "Taking in the steering: only the open ones")
 		p.waitText(`#transcript .item.steering`, "steer: only the open ones") // as stored
+		is.Equal(q.count(`#transcript .item.steering`), 1)
 	})
 }
 

@@ -52,12 +52,21 @@ function selectAgent(name) {
   state.agent = state.agents.find((a) => a.name === name) || null;
   if (!state.agent) return;
   localStorage.setItem('typeshift.agent', name);
+  transcript.answerType = state.agent.answer ? state.agent.answer.name : '';
   renderTools();
   loadSettings();
 }
 
 function renderTools() {
   const list = clear($('tools'));
+  const ans = state.agent.answer;
+  if (ans) {
+    // An agent that answers with a typed value: its answer type first, as the tools are shown.
+    append(list, el('li', { class: 'tool answer-type', 'data-answer': ans.name },
+      el('p', {}, 'Answers with ', el('code', {}, ans.name)),
+      el('p', { class: 'description' }, ans.description || ''),
+      el('details', {}, el('summary', {}, 'Answer schema'), el('pre', {}, pretty(ans.schema)))));
+  }
   for (const t of state.agent.tools) {
     const marks = el('span', { class: 'marks' });
     if (t.read_only) append(marks, el('span', { class: 'badge ok' }, 'read-only'));
@@ -331,7 +340,25 @@ class Live {
       case 'text':
         if (!this.inText) this.step('text', 'text');
         this.inText = true;
+        this.inReasoning = false;
         transcript.delta(d.delta, state.agent?.name);
+        return;
+      case 'reasoning':
+        if (!this.inReasoning) this.step('reasoning', 'reasoning');
+        this.inReasoning = true;
+        transcript.reasoningDelta(d.delta, state.agent?.name);
+        return;
+      case 'steering':
+        transcript.takenSteering(d.text);
+        this.step('steering taken in', 'steering');
+        break;
+      case 'answer':
+        if (d.final) this.step('answer accepted: ' + (d.type || 'answer'), 'answer');
+        else if (!this.inAnswer) this.step('answer', 'answer');
+        this.inAnswer = !d.final;
+        transcript.typedAnswer(d.type, d.value, d.final);
+        this.inText = false;
+        this.inReasoning = false;
         return;
       case 'tool_call':
         transcript.call(d.id, d.name, d.arguments);
@@ -371,6 +398,7 @@ class Live {
         break;
     }
     this.inText = false;
+    this.inReasoning = false;
   }
 }
 
@@ -448,7 +476,7 @@ async function steer() {
     await api.json(`/conversations/${encodeURIComponent(state.conversation)}/steering`,
       { method: 'POST', body: { agent: state.agent.name, text } });
     $('message').value = '';
-    transcript.steering(text);
+    transcript.sentSteering(text);
   } catch (err) {
     banner(problemText(err));
   }

@@ -10,12 +10,19 @@ export class Transcript {
     this.list = list;
     this.calls = new Map(); // call id -> card
     this.bubble = null; // the assistant text being streamed into
+    this.thought = null; // the reasoning text being streamed into
+    this.answerCard = null; // the typed answer being filled in
+    this.answerType = ''; // the agent's answer type, when it answers with a typed value
+    this.steered = []; // steering texts this page sent and showed, not yet taken in by the run
   }
 
   reset() {
     clear(this.list);
     this.calls.clear();
     this.bubble = null;
+    this.thought = null;
+    this.answerCard = null;
+    this.steered = [];
   }
 
   item(cls, ...children) {
@@ -48,9 +55,98 @@ export class Transcript {
       el('details', {}, el('summary', {}, 'Reasoning'), el('p', { class: 'text' }, text)));
   }
 
+  // reasoningDelta appends a piece of the model's reasoning, as a run streams it, to the reasoning being
+  // streamed, or starts one (folded, as stored reasoning is).
+  reasoningDelta(text, author) {
+    if (!text) return;
+    this.bubble = null;
+    if (!this.thought) {
+      const p = el('p', { class: 'text' });
+      this.item('reasoning', el('span', { class: 'who' }, (author || 'Assistant') + ' reasoning'),
+        el('details', {}, el('summary', {}, 'Reasoning'), p));
+      this.thought = p;
+    }
+    this.thought.append(document.createTextNode(text));
+  }
+
   steering(text) {
     this.bubble = null;
+    this.thought = null;
     this.item('steering', el('span', { class: 'who' }, 'Steering'), el('p', { class: 'text' }, text));
+  }
+
+  // sentSteering shows steering this page sent, at once; the run's steering event for it, when the run takes it
+  // in, is then not shown twice.
+  sentSteering(text) {
+    this.steered.push(text);
+    this.steering(text);
+  }
+
+  // takenSteering shows steering a run took in, unless this page showed it when it sent it.
+  takenSteering(text) {
+    const i = this.steered.indexOf(text);
+    if (i >= 0) {
+      this.steered.splice(i, 1);
+      return;
+    }
+    this.steering(text);
+  }
+
+  // typedAnswer shows the run's typed answer as a table of its fields, filled in place while it streams
+  // (final false: the fields complete so far), then marked accepted.
+  typedAnswer(type, value, final) {
+    // The answer's text goes on streaming into its bubble, above the card, which takes its place once accepted.
+    this.thought = null;
+    if (!this.answerCard || this.answerCard.dataset.final === 'true') {
+      this.answerCard = this.item('answer', el('span', { class: 'who' }, 'Answer'),
+        el('p', { class: 'answer-type' }), el('div', { class: 'answer-value' }));
+    }
+    const card = this.answerCard;
+    card.dataset.final = final ? 'true' : 'false';
+    const head = card.querySelector('.answer-type');
+    clear(head);
+    append(head, el('code', {}, type || this.answerType || 'answer'), ' ',
+      el('span', { class: final ? 'badge' : 'badge warn' }, final ? 'accepted' : 'streaming'));
+    const box = card.querySelector('.answer-value');
+    clear(box);
+    append(box, fieldsTable(value));
+    if (final) {
+      this.answerCard = null;
+      this.bubble = null;
+      this.dropAnswerText(card);
+    }
+  }
+
+  // dropAnswerText removes the streamed text just before an accepted answer's card when it is the answer's JSON,
+  // which the card shows.
+  dropAnswerText(card) {
+    let prev = card.previousElementSibling;
+    while (prev && !prev.classList.contains('assistant')) {
+      if (!prev.classList.contains('answer')) return;
+      prev = prev.previousElementSibling;
+    }
+    if (!prev) return;
+    try {
+      const v = JSON.parse(prev.querySelector('.text').textContent);
+      if (v && typeof v === 'object' && !Array.isArray(v)) prev.remove();
+    } catch {
+      // text, not the answer
+    }
+  }
+
+  // answerText shows an assistant's text as its typed answer when the agent has an answer type and the text is
+  // a JSON object (the answer as the model wrote it); it reports whether it did.
+  answerText(text) {
+    if (!this.answerType) return false;
+    let v;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+    this.typedAnswer(this.answerType, v, true);
+    return true;
   }
 
   note(text, cls = '') {
@@ -60,6 +156,7 @@ export class Transcript {
 
   // delta appends a piece of the model's text to the text being streamed, or starts one.
   delta(text, author) {
+    this.thought = null;
     if (!this.bubble) {
       const p = el('p', { class: 'text' });
       this.item('assistant', el('span', { class: 'who' }, author || 'Assistant'), p);
@@ -71,11 +168,13 @@ export class Transcript {
   // endText ends the text being streamed: the next delta starts a new one.
   endText() {
     this.bubble = null;
+    this.thought = null;
   }
 
   // call shows a tool call with its arguments; a call shown already is left as it is.
   call(id, name, args) {
     this.bubble = null;
+    this.thought = null;
     if (this.calls.has(id)) return this.calls.get(id);
     const result = el('div', { class: 'result' }, el('span', { class: 'muted' }, 'running…'));
     const card = this.item('tool', el('span', { class: 'who' }, 'Tool call'),
@@ -132,7 +231,7 @@ export class Transcript {
         switch (p.type) {
           case 'text':
             if (m.role === 'user') this.user(p.text);
-            else if (m.role === 'assistant') this.delta(p.text, m.author_name);
+            else if (m.role === 'assistant' && !this.answerText(p.text)) this.delta(p.text, m.author_name);
             break;
           case 'tool_call':
             this.call(p.id, p.name, p.arguments);
@@ -195,4 +294,14 @@ export class Transcript {
     }
     for (const r of requests || []) this.waiting(r.call_id, r.tool, r.arguments);
   }
+}
+
+// fieldsTable shows an answer's value: an object as a table of its fields, a nested object or list as indented
+// JSON in its cell, a scalar as itself.
+function fieldsTable(value) {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return el('pre', {}, pretty(value));
+  const rows = Object.entries(value).map(([k, v]) => el('tr', { 'data-field': k },
+    el('th', { scope: 'row' }, k),
+    el('td', {}, v !== null && typeof v === 'object' ? el('pre', {}, pretty(v)) : String(v))));
+  return el('table', { class: 'answer-fields' }, el('tbody', {}, ...rows));
 }

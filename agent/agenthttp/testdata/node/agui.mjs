@@ -3,7 +3,7 @@
 //
 //	node agui.mjs BASE_URL TOKEN FLOW THREAD_ID
 //
-// FLOW is one of think, answer, approve, deny, always, plan, steer, error, refused.
+// FLOW is one of think, answer, triage, approve, deny, always, plan, steer, error, refused.
 import { HttpAgent } from "@ag-ui/client";
 
 const [base, token, flow, id] = process.argv.slice(2);
@@ -45,6 +45,9 @@ switch (flow) {
     break;
   case "answer":
     await say("hello there");
+    break;
+  case "triage": // an agent that answers with a typed value
+    await say("triage 4711");
     break;
   case "approve":
     await say("close 4711");

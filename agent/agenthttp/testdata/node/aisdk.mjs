@@ -4,7 +4,7 @@
 //
 //	node aisdk.mjs BASE_URL TOKEN FLOW CHAT_ID
 //
-// FLOW is one of think, answer, approve, deny, auto, plan, steer, resume, error, refused.
+// FLOW is one of think, answer, triage, approve, deny, auto, plan, steer, resume, error, refused.
 import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 
 const [base, token, flow, id] = process.argv.slice(2);
@@ -75,6 +75,9 @@ switch (flow) {
     break;
   case "answer":
     await say("hello there");
+    break;
+  case "triage": // an agent that answers with a typed value
+    await say("triage 4711");
     break;
   case "approve":
     await say("close 4711");
