@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"log/slog"
 	"slices"
 	"sync"
@@ -155,4 +156,18 @@ func (h *Host) leaseTTL() time.Duration {
 		return h.cfg.LeaseTTL
 	}
 	return DefaultLeaseTTL
+}
+
+// ownSource offers an agent's own tools under a name of their own in conflict messages.
+type ownSource struct {
+	name string
+	src  OwnTools
+}
+
+// SourceName returns the agent's name followed by "(own tools)".
+func (o *ownSource) SourceName() string { return o.name }
+
+// Tools returns the agent's own tools.
+func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {
+	return o.src.TypeshiftTools(ctx, run)
 }

@@ -17,7 +17,7 @@ var runOrder = []string{
 	// agent's tool, checking a tool's arguments.
 	"doc.go", "describe.go", "offered.go", "watch.go", "askapproval.go", "caller.go", "subagent.go", "validate.go",
 	// A run's entry and its one path (load, decide, build, run, end), what it returns, and what the host is given.
-	"host.go", "configcheck.go", "result.go", "pipeline.go", "schemacheck.go",
+	"host.go", "configcheck.go", "result.go", "resolve.go", "pipeline.go", "schemacheck.go",
 	// Load: the claim and the conversation.
 	"lease.go", "conversation.go",
 	// Decide: the agent.
