@@ -171,3 +171,8 @@ func (o *ownSource) SourceName() string { return o.name }
 func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {
 	return o.src.TypeshiftTools(ctx, run)
 }
+
+// DefaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
+// zero. The host renews its runs' claims every third of it, all together (see lease.go); a crashed process's
+// conversation is free again after it.
+const DefaultLeaseTTL = 30 * time.Second

@@ -194,17 +194,6 @@ func (h *Host) findAgent(name string) *Host {
 	return h.reach(func(x *Host) bool { return x.decl.Name == name })
 }
 
-// liveRun returns the live run of the conversation held by h or by a host h may hand off to, directly or not: a
-// run handed off moves to its target's live runs.
-func (h *Host) liveRun(settingsID, id string) *conversationRun {
-	var c *conversationRun
-	h.reach(func(x *Host) bool {
-		c = x.live.get(settingsID, id)
-		return c != nil
-	})
-	return c
-}
-
 // reach visits h and the hosts it may hand off to, breadth first, each once, until found returns true, and returns
 // the host it returned true for.
 func (h *Host) reach(found func(*Host) bool) *Host {

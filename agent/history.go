@@ -321,3 +321,10 @@ func jsonEntry(t storage.EntryType, v any) storage.Entry {
 	}
 	return storage.Entry{Type: t, Data: data}
 }
+
+func withAuthor(m chat.Message, name string) chat.Message {
+	if m.AuthorName == "" {
+		m.AuthorName = name
+	}
+	return m
+}
