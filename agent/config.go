@@ -176,3 +176,29 @@ func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Too
 // zero. The host renews its runs' claims every third of it, all together (see lease.go); a crashed process's
 // conversation is free again after it.
 const DefaultLeaseTTL = 30 * time.Second
+
+// Handoff is an agent a host may hand its conversations to. See docs/handoff.md.
+type Handoff struct {
+	// To is the host of the agent handed to.
+	To *Host
+	// Description tells the model when to hand the conversation over. The default names the agent only: say what
+	// it knows and can do.
+	Description string
+}
+
+// handoffs are a host's targets, each with its tool.
+type handoffs struct {
+	mu      sync.RWMutex
+	targets []handoffTarget
+}
+
+type handoffTarget struct {
+	host *Host
+	tool *toolset.Tool
+}
+
+func (hs *handoffs) list() []handoffTarget {
+	hs.mu.RLock()
+	defer hs.mu.RUnlock()
+	return hs.targets
+}

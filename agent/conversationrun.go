@@ -13,7 +13,7 @@ import (
 
 // conversationRun is one run's hold on its conversation, in parts, each declared in the file that writes it: the
 // lease (lease.go), the journal of steps to store (journal.go), the store's signals and the steering input taken
-// in (watches.go), the routing among agents (handoff.go) and the run's cancellation (below). The run follows the
+// in (watches.go), the routing among agents (routing.go) and the run's cancellation (below). The run follows the
 // store's signals from here (watchSteering, watchWatchers), and steering reaches it here (wakeUp).
 type conversationRun struct {
 	// Whose run holds the conversation: they change when the run is handed on (runAs).

@@ -170,3 +170,24 @@ func (h *Host) tools(ctx context.Context, run *toolset.Run, offered *offeredTool
 	}
 	return out, hidden, nil
 }
+
+// continueWith prepares the run of the agent to, continuing the run of from in the same conversation: the same
+// settings id, run id, mode and standing approvals, with to's own instructions, tools and options. It returns
+// the stages of to's pipeline below the conversation. The run settings of the caller (the Settings option) are
+// not carried: they were written for the agent the caller named.
+func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversationRun) (*runState, chat.Client, error) {
+	st := to.continued(from)
+	client, err := to.resolve(ctx, st, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("handing the conversation to agent %s: %w", to.decl.Name, err)
+	}
+	return st, to.stages(st, client, conv), nil
+}
+
+// continued returns the state of the run of to's agent that continues the run of from.
+func (to *Host) continued(from *runState) *runState {
+	st := &runState{}
+	st.ask.continued(to, &from.ask, from.session.mode())
+	st.session.continueFrom(&from.session, to.decl.Name)
+	return st
+}

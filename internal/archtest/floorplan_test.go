@@ -25,7 +25,8 @@ var runOrder = []string{
 	"cachehints.go",
 	// The conversation's parts, each below the parts that use it: steering taken in, the journal, the lease, the
 	// hold on the conversation and its watches, the live feed, the routing among agents.
-	"steer.go", "journal.go", "lease.go", "conversationrun.go", "watches.go", "relay.go", "live.go", "budget.go",
+	"steer.go", "journal.go", "lease.go", "conversationrun.go", "watches.go", "relay.go", "live.go", "routing.go",
+	"budget.go",
 	// The run's state, in parts, and the words they are written in.
 	"ask.go", "session.go", "options.go", "settings.go", "history.go", "request.go", "plan.go", "usage.go",
 	"progress.go", "stream.go", "sanitize.go", "errors.go", "state.go",
