@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"slices"
 	"sync"
@@ -202,3 +203,10 @@ func (hs *handoffs) list() []handoffTarget {
 	defer hs.mu.RUnlock()
 	return hs.targets
 }
+
+// A ToolInvoker runs one tool call.
+type ToolInvoker func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error)
+
+// ToolMiddleware wraps every tool invocation of a run: to log, to meter, to check permissions, to change a result.
+// An error it returns reaches the model as the tool's error.
+type ToolMiddleware func(next ToolInvoker) ToolInvoker

@@ -328,3 +328,12 @@ func withAuthor(m chat.Message, name string) chat.Message {
 	}
 	return m
 }
+
+// requestsIn returns the approval requests of msgs.
+func requestsIn(msgs []chat.Message) []chat.ApprovalRequest {
+	var out []chat.ApprovalRequest
+	for r := range partsOf[chat.ApprovalRequest](msgs) {
+		out = append(out, r)
+	}
+	return out
+}
