@@ -261,15 +261,6 @@ func (a *approvals) resolve(ctx context.Context, rs []resolution, opts *chat.Opt
 	}
 }
 
-// requestsIn returns the approval requests of msgs.
-func requestsIn(msgs []chat.Message) []chat.ApprovalRequest {
-	var out []chat.ApprovalRequest
-	for r := range partsOf[chat.ApprovalRequest](msgs) {
-		out = append(out, r)
-	}
-	return out
-}
-
 func hasApprovalParts(msgs []chat.Message) bool {
 	for _, m := range msgs {
 		for _, p := range m.Parts {
@@ -314,4 +305,64 @@ func sentence(text string) string {
 		return text
 	}
 	return text + "."
+}
+
+// RejectedFunc is told of a call of its tool that needed approval and was not approved: rejected by an answer, a
+// rule or the run's mode, or left unanswered. call.Run describes the run that resolved it; reason is what the
+// model reads.
+type RejectedFunc func(ctx context.Context, call *toolset.Call, reason string)
+
+// rejectedKey is the key of a tool's RejectedFunc in its toolset.State.
+type rejectedKey struct{}
+
+// OnRejected makes f hear of each call of t that is resolved as not approved, in the run that resolves it, before
+// the model reads the rejection. A tool whose approval stands for something outside the run (a request of an agent
+// working in the background) uses it to pass the rejection on. It is kept in t.State, so every prefixed or renamed
+// copy of t shares it; t.State must not be nil.
+func OnRejected(t *toolset.Tool, f RejectedFunc) {
+	if t != nil && t.State != nil {
+		t.State.SetValue(rejectedKey{}, f)
+	}
+}
+
+// notifyRejected calls the RejectedFunc of t, if it has one.
+func notifyRejected(ctx context.Context, t *toolset.Tool, call *toolset.Call, reason string) {
+	if t == nil || t.State == nil {
+		return
+	}
+	if v, ok := t.State.Value(rejectedKey{}); ok {
+		if f, ok := v.(RejectedFunc); ok && f != nil {
+			f(ctx, call, reason)
+		}
+	}
+}
+
+// decide answers what it can of a request: the host's rules in order, then the standing approvals, then auto mode.
+func (s *session) decide(ctx context.Context, rules []Rule, tool *toolset.Tool, req chat.ApprovalRequest) Decision {
+	if tool != nil {
+		for _, r := range rules {
+			if d := r(ctx, tool, req.Call); d != Ask {
+				return d
+			}
+		}
+	}
+	var canon string
+	for _, a := range s.standing {
+		if a.toolID != req.ToolID {
+			continue
+		}
+		if a.args == "" {
+			return Allow
+		}
+		if canon == "" {
+			canon = canonicalJSON(req.Call.Arguments)
+		}
+		if a.args == canon {
+			return Allow
+		}
+	}
+	if s.mode() == ModeAuto {
+		return Allow
+	}
+	return Ask
 }

@@ -63,26 +63,6 @@ func TestAskApproval(t *testing.T) {
 	is.NoErr(store.Release(ctx, c))
 }
 
-// StandingApprovals seeds a run with what CallerStanding returned; data of another form fails the run first.
-func TestStandingApprovalsOption(t *testing.T) {
-	is := is.New(t)
-	ran := 0
-	tl := tool("act", func(context.Context, json.RawMessage) (json.RawMessage, error) {
-		ran++
-		return json.RawMessage(`"done"`), nil
-	})
-	tl.RequiresApproval = true
-	h := host(script(call(tc("1", "act", `{}`)), say("ok")), agent.Config{}, tl)
-	res, err := h.Run(context.Background(), agent.Text("go"), agent.StandingApprovals(json.RawMessage(`[{"tool_id":"test.act"}]`)))
-	is.NoErr(err)
-	is.Equal(len(res.Pending), 0)
-	is.Equal(ran, 1)
-
-	_, err = host(script(say("never")), agent.Config{}, tl).Run(context.Background(), agent.Text("go"), agent.StandingApprovals(json.RawMessage(`{"no":1}`)))
-	is.True(err != nil)
-	is.True(agent.CallerStanding(context.Background()) == nil)
-}
-
 // InheritApprovals seeds a run with standing approvals, of a tool or of one call of it; a sub-agent's tool reads
 // its caller's with CallerApprovals, a copy, as values.
 func TestInheritApprovals(t *testing.T) {

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 )
 
 // CallerApprovals returns a copy of the standing approvals of the run that invokes the current tool, or nil when
@@ -25,37 +23,4 @@ func CallerApprovals(ctx context.Context) []StandingApproval {
 // agent started for it.
 func InheritApprovals(s []StandingApproval) RunOption {
 	return func(r *runInput) { r.standing = append(r.standing, toStanding(s)...) }
-}
-
-// CallerStanding returns [CallerApprovals] as JSON that [StandingApprovals] takes, or nil when there are none.
-//
-// Deprecated: use CallerApprovals, whose value a job can carry as it is, and encode it where it is stored.
-func CallerStanding(ctx context.Context) json.RawMessage {
-	d := CallerApprovals(ctx)
-	if len(d) == 0 {
-		return nil
-	}
-	data, err := json.Marshal(d)
-	if err != nil {
-		return nil
-	}
-	return data
-}
-
-// StandingApprovals seeds the run with standing approvals that [CallerStanding] returned, as [InheritApprovals]
-// does. Empty data seeds none; data of another form makes the run fail before anything is stored.
-//
-// Deprecated: use InheritApprovals.
-func StandingApprovals(data json.RawMessage) RunOption {
-	return func(r *runInput) {
-		if len(data) == 0 || string(data) == "null" {
-			return
-		}
-		var d []StandingApproval
-		if err := json.Unmarshal(data, &d); err != nil {
-			r.err = fmt.Errorf("agent: standing approvals: %w", err)
-			return
-		}
-		InheritApprovals(d)(r)
-	}
 }

@@ -170,34 +170,6 @@ func (c *conversationRun) beforeCall(ctx context.Context, msgs []chat.Message) (
 	return c.watches.place(msgs, steer), steer, nil
 }
 
-// anchor is steering input taken in, placed after the message with the key after.
-type anchor struct {
-	after string
-	msgs  []chat.Message
-}
-
-// msgKey identifies a message of a run well enough to find it again in a later call: its role, its first call or
-// result ID, and its text.
-func msgKey(m chat.Message) string {
-	k := string(m.Role)
-	for _, p := range m.Parts {
-		switch p := p.(type) {
-		case chat.ToolCall:
-			return k + "\x00c" + p.ID
-		case chat.ToolResult:
-			return k + "\x00r" + p.CallID
-		}
-	}
-	return k + "\x00t" + m.Text()
-}
-
-func withAuthor(m chat.Message, name string) chat.Message {
-	if m.AuthorName == "" {
-		m.AuthorName = name
-	}
-	return m
-}
-
 // useStore wires Config.Store into the host: its settings become the middle settings layer, unless
 // Config.Settings says otherwise, and calls that needed approval are marked as started before they run.
 func (h *Host) useStore() {

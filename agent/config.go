@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
 	"log/slog"
 	"slices"
 	"sync"
@@ -98,6 +100,27 @@ type Config struct {
 	Handoffs []Handoff
 }
 
+// DefaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
+// zero. The host renews its runs' claims every third of it, all together (see lease.go); a crashed process's
+// conversation is free again after it.
+const DefaultLeaseTTL = 30 * time.Second
+
+// Handoff is an agent a host may hand its conversations to. See docs/handoff.md.
+type Handoff struct {
+	// To is the host of the agent handed to.
+	To *Host
+	// Description tells the model when to hand the conversation over. The default names the agent only: say what
+	// it knows and can do.
+	Description string
+}
+
+// A ToolInvoker runs one tool call.
+type ToolInvoker func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error)
+
+// ToolMiddleware wraps every tool invocation of a run: to log, to meter, to check permissions, to change a result.
+// An error it returns reaches the model as the tool's error.
+type ToolMiddleware func(next ToolInvoker) ToolInvoker
+
 // A Host runs one agent. It is safe for concurrent use: each run builds its own pipeline.
 type Host struct {
 	cfg   Config
@@ -142,6 +165,39 @@ type instrumented struct {
 type hostUse struct {
 	src              toolset.Source
 	include, exclude []string
+}
+
+// ownSource offers an agent's own tools under a name of their own in conflict messages.
+type ownSource struct {
+	name string
+	src  OwnTools
+}
+
+// SourceName returns the agent's name followed by "(own tools)".
+func (o *ownSource) SourceName() string { return o.name }
+
+// Tools returns the agent's own tools.
+func (o *ownSource) Tools(ctx context.Context, run *toolset.Run) ([]*toolset.Tool, error) {
+	return o.src.TypeshiftTools(ctx, run)
+}
+
+// handoffs are a host's targets, each with its tool.
+type handoffs struct {
+	mu      sync.RWMutex
+	targets []handoffTarget
+}
+
+// handoffTarget is one agent a host may hand off to, and the tool that does it.
+type handoffTarget struct {
+	host *Host
+	tool *toolset.Tool
+}
+
+// list returns the targets as they are now.
+func (hs *handoffs) list() []handoffTarget {
+	hs.mu.RLock()
+	defer hs.mu.RUnlock()
+	return hs.targets
 }
 
 // Name returns the agent's name.

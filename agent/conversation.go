@@ -3,124 +3,17 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
-	"os"
 	"slices"
-	"strconv"
-	"sync"
-	"time"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
-// DefaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
-// zero. The host renews its runs' claims every third of it, all together (see lease.go); a crashed process's
-// conversation is free again after it.
-const DefaultLeaseTTL = 30 * time.Second
-
-// Errors of a run with a conversation that callers branch on with errors.Is.
-var (
-	// ErrNoStore reports a run with a conversation on a host without Config.Store.
-	ErrNoStore = errors.New("agent: a run with a conversation needs Config.Store")
-	// ErrNoSettingsID reports a run with a conversation but no settings id: conversations belong to a tenant,
-	// and there is no default one.
-	ErrNoSettingsID = errors.New("agent: a run with a conversation needs a settings id")
-	// ErrHistoryWithConversation reports a run given both Messages and a conversation: the store keeps the
-	// conversation's history, so the caller passes only the new input.
-	ErrHistoryWithConversation = errors.New("agent: Messages and Conversation cannot be combined: the store keeps the history")
-)
-
-// ConversationError reports what failed in the conversation layer of a run: claiming the conversation, loading
-// it, or storing a step. It wraps the store's error, so errors.Is(err, storage.ErrConversationBusy) tells a
-// conversation that has a live run, and errors.As finds a *storage.CorruptEntryError.
-type ConversationError struct {
-	// ConversationID is the conversation the run continued.
-	ConversationID string
-	// Op says what the run was doing, such as "claiming the conversation" or "storing the tool results".
-	Op string
-	// Err is the store's error.
-	Err error
-}
-
-func (e *ConversationError) Error() string {
-	return fmt.Sprintf("conversation %q: %s: %v", e.ConversationID, e.Op, e.Err)
-}
-
-func (e *ConversationError) Unwrap() error { return e.Err }
-
 // Conversation runs in the conversation with this id, kept by Config.Store: the run claims it, continues from
 // its stored history, mode and standing approvals, stores each step, and binds the input's approval answers to
 // the requests the conversation left open. Pass the new input only, never [Messages]. See docs/conversations.md.
 func Conversation(id string) RunOption { return func(r *runInput) { r.conversationID = id } }
-
-// conversationRun is one run's hold on its conversation, in parts, each declared in the file that writes it: the
-// lease (lease.go), the journal of steps to store (journal.go), the store's signals and the steering input taken
-// in (steer.go), the routing among agents (handoff.go) and the run's cancellation (below).
-type conversationRun struct {
-	// Whose run holds the conversation: they change when the run is handed on (runAs).
-	h  *Host
-	st *runState
-	// Which conversation: fixed.
-	store      storage.ConversationStore
-	runs       storage.RunStore // the store's way for runs: the claim, its renewal and the run's end
-	settingsID string
-	id         string
-
-	lease   lease
-	journal journal
-	watches watches
-	routing routing
-	ctl     runControl
-}
-
-// runControl is how a conversation's run is stopped: its cancel, set when it begins, and when its context ended.
-//
-//typeshift:owned
-type runControl struct {
-	mu      sync.Mutex
-	cancel  context.CancelCauseFunc
-	ctxDone time.Time // when the run's context ended (its deadline, its caller gone), or zero
-}
-
-// begin records the run's cancel, and, once ctx ends, when it did.
-func (r *runControl) begin(ctx context.Context, cancel context.CancelCauseFunc) {
-	r.mu.Lock()
-	r.cancel = cancel
-	r.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		r.mu.Lock()
-		r.ctxDone = time.Now()
-		r.mu.Unlock()
-	})
-}
-
-// cancelWith cancels the run with err as the cause, once it has begun.
-func (r *runControl) cancelWith(err error) {
-	r.mu.Lock()
-	cancel := r.cancel
-	r.mu.Unlock()
-	if cancel != nil {
-		cancel(err)
-	}
-}
-
-// begun reports whether the run began.
-func (r *runControl) begun() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cancel != nil
-}
-
-// overdue reports a run whose context ended longer ago than storing its end may take: a run stuck past its
-// deadline (its stream's consumer stopped reading, say) is no longer renewed, so its claim expires and the
-// conversation is free again; what the run stores later, the store refuses.
-func (r *runControl) overdue() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return !r.ctxDone.IsZero() && time.Since(r.ctxDone) > finishTimeout
-}
 
 // openConversation claims the run's conversation, loads it, and returns it with the run's messages: its history,
 // then input. It returns nil and input when the run has no conversation.
@@ -173,20 +66,6 @@ func (h *Host) openConversation(ctx context.Context, st *runState, input []chat.
 	return c, msgs, nil
 }
 
-// owner names the process and agent holding a claim, for people reading the store.
-func (h *Host) owner() string {
-	if h.cfg.Owner != "" {
-		return h.cfg.Owner
-	}
-	return processName() + ":" + h.decl.Name
-}
-
-// processName is host:pid, looked up once.
-var processName = sync.OnceValue(func() string {
-	host, _ := os.Hostname()
-	return host + ":" + strconv.Itoa(os.Getpid())
-})
-
 // begin queues the start of the run and its input, to be stored before anything else the run does. The returned
 // context ends when the lease is lost.
 func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
@@ -211,9 +90,6 @@ func (c *conversationRun) begin(ctx context.Context) (context.Context, error) {
 	c.queueStart(entries...)
 	return ctx, nil
 }
-
-// finishTimeout bounds storing the end of a run whose context has ended.
-const finishTimeout = 10 * time.Second
 
 // end stores what the run left unstored (the last tool results), its pending approval requests and its end, then
 // releases the conversation. It returns the run's error, or what failed in storing.
@@ -299,44 +175,6 @@ func (c *conversationRun) end(ctx context.Context, msgs []chat.Message, resp *ch
 	return storeErr
 }
 
-// saved is the state the run's end and summary entries store: the session's, and, once the conversation has been
-// handed off, the agent whose run it is, which the next run goes to.
-func (c *conversationRun) saved() savedState {
-	d := c.st.session.saved()
-	if c.routing.routed {
-		d.Agent = c.st.ask.name()
-	}
-	return d
-}
-
-// runAs makes st the conversation's run: its steps are stored under st's agent, and steering for the conversation
-// reaches it through st's host.
-func (c *conversationRun) runAs(st *runState) {
-	c.h.live.remove(c)
-	c.h, c.st = st.ask.h, st
-	c.h.live.add(c)
-}
-
-// close stops the renewal and the watch and releases the claim, unless the end of the run released it or it is
-// lost. Releasing stores the steering input the run did not take in, so that the next run reads it.
-func (c *conversationRun) close() error {
-	if !c.watches.stop() {
-		return nil // closed already
-	}
-	c.h.live.remove(c)
-	c.lease.keeper.remove(c)
-	claim, lost := c.lease.end()
-	if lost != nil || c.journal.released {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-	defer cancel()
-	if err := c.store.Release(ctx, claim); err != nil && !errors.Is(err, storage.ErrClaimLost) {
-		return &ConversationError{ConversationID: c.id, Op: "releasing the conversation", Err: err}
-	}
-	return nil
-}
-
 // openRequests returns the approval requests of msgs whose calls have no result there.
 func openRequests(msgs []chat.Message) []chat.ApprovalRequest {
 	var out []chat.ApprovalRequest
@@ -414,39 +252,6 @@ func (c *conversationClient) Stream(ctx context.Context, msgs []chat.Message, op
 	}
 }
 
-// errReaderStopped is what the end of a streaming run records when its caller stopped reading.
-var errReaderStopped = errors.New("the caller stopped reading the run's updates")
-
-// liveRuns are a host's runs that hold their conversation now, for Steer.
-type liveRuns struct {
-	mu   sync.Mutex
-	runs map[[2]string]*conversationRun
-}
-
-func (l *liveRuns) add(c *conversationRun) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.runs == nil {
-		l.runs = map[[2]string]*conversationRun{}
-	}
-	l.runs[[2]string{c.settingsID, c.id}] = c
-}
-
-func (l *liveRuns) remove(c *conversationRun) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	k := [2]string{c.settingsID, c.id}
-	if l.runs[k] == c {
-		delete(l.runs, k)
-	}
-}
-
-func (l *liveRuns) get(settingsID, id string) *conversationRun {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.runs[[2]string{settingsID, id}]
-}
-
 // conversationOf returns the conversation id the options name, for the run's span, which starts before the
 // options are applied to the run.
 func conversationOf(opts []RunOption) string {
@@ -457,4 +262,15 @@ func conversationOf(opts []RunOption) string {
 		}
 	}
 	return ri.conversationID
+}
+
+// newRunFeed starts the feed of c's streaming run. The run's events are numbered from head+1.
+func newRunFeed(c *conversationRun, head int64) *runFeed {
+	f := &runFeed{feed: c.h.feeds().acquire(liveKey{c.settingsID, c.id}), runID: c.st.session.run.RunID, base: head, next: head,
+		store: c.store, settingsID: c.settingsID, conversationID: c.id, tel: c.h.cfg.Telemetry, log: c.h.cfg.Logger}
+	if c.watches.elsewhere.watched.Load() {
+		f.startRelay()
+	}
+	c.watches.elsewhere.feed.Store(f)
+	return f
 }

@@ -83,3 +83,36 @@ func (e *UseError) Error() string {
 
 // errStopped ends a streamed pass when the consumer stops reading; it never reaches a caller.
 var errStopped = errors.New("agent: the consumer stopped reading")
+
+// Errors of a run with a conversation that callers branch on with errors.Is.
+var (
+	// ErrNoStore reports a run with a conversation on a host without Config.Store.
+	ErrNoStore = errors.New("agent: a run with a conversation needs Config.Store")
+	// ErrNoSettingsID reports a run with a conversation but no settings id: conversations belong to a tenant,
+	// and there is no default one.
+	ErrNoSettingsID = errors.New("agent: a run with a conversation needs a settings id")
+	// ErrHistoryWithConversation reports a run given both Messages and a conversation: the store keeps the
+	// conversation's history, so the caller passes only the new input.
+	ErrHistoryWithConversation = errors.New("agent: Messages and Conversation cannot be combined: the store keeps the history")
+)
+
+// ConversationError reports what failed in the conversation layer of a run: claiming the conversation, loading
+// it, or storing a step. It wraps the store's error, so errors.Is(err, storage.ErrConversationBusy) tells a
+// conversation that has a live run, and errors.As finds a *storage.CorruptEntryError.
+type ConversationError struct {
+	// ConversationID is the conversation the run continued.
+	ConversationID string
+	// Op says what the run was doing, such as "claiming the conversation" or "storing the tool results".
+	Op string
+	// Err is the store's error.
+	Err error
+}
+
+func (e *ConversationError) Error() string {
+	return fmt.Sprintf("conversation %q: %s: %v", e.ConversationID, e.Op, e.Err)
+}
+
+func (e *ConversationError) Unwrap() error { return e.Err }
+
+// errReaderStopped is what the end of a streaming run records when its caller stopped reading.
+var errReaderStopped = errors.New("the caller stopped reading the run's updates")

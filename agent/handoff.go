@@ -7,35 +7,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/storage"
 	"github.com/typeshift-go/typeshift/toolset"
-	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
-
-// HandoffToolPrefix begins the name of every handoff tool: handoff_to_ and the target agent's name in snake case.
-// The name is reserved: the analyzer reports a tool of one's own that takes it.
-const HandoffToolPrefix = "handoff_to_"
-
-// MaxHandoffs is how many times one run may be handed on. A handoff call beyond it is answered with a
-// [HandoffLimitError] the model reads, and the agent that made it goes on.
-const MaxHandoffs = 4
 
 // handoffSchema is the arguments' schema of every handoff tool.
 var handoffSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"reason":{"type":"string","description":"Why the conversation goes to this agent, for the agent taking over."}` +
 	`},"additionalProperties":false}`)
-
-// Handoff is an agent a host may hand its conversations to. See docs/handoff.md.
-type Handoff struct {
-	// To is the host of the agent handed to.
-	To *Host
-	// Description tells the model when to hand the conversation over. The default names the agent only: say what
-	// it knows and can do.
-	Description string
-}
 
 // ErrSelfHandoff reports a host given itself as a handoff target.
 var ErrSelfHandoff = errors.New("agent: an agent cannot hand off to itself")
@@ -68,23 +49,6 @@ type UnknownAgentError struct {
 func (e *UnknownAgentError) Error() string {
 	return fmt.Sprintf("conversation %q was last answered by agent %q, which agent %s cannot hand off to: add it to Config.Handoffs of an agent reachable from %s",
 		e.ConversationID, e.Agent, e.Host, e.Host)
-}
-
-// handoffs are a host's targets, each with its tool.
-type handoffs struct {
-	mu      sync.RWMutex
-	targets []handoffTarget
-}
-
-type handoffTarget struct {
-	host *Host
-	tool *toolset.Tool
-}
-
-func (hs *handoffs) list() []handoffTarget {
-	hs.mu.RLock()
-	defer hs.mu.RUnlock()
-	return hs.targets
 }
 
 // AddHandoffs lets h hand its conversations to more agents, in addition to Config.Handoffs: the way to declare
@@ -194,181 +158,11 @@ func (h *Host) findAgent(name string) *Host {
 	return h.reach(func(x *Host) bool { return x.decl.Name == name })
 }
 
-// liveRun returns the live run of the conversation held by h or by a host h may hand off to, directly or not: a
-// run handed off moves to its target's live runs.
-func (h *Host) liveRun(settingsID, id string) *conversationRun {
-	var c *conversationRun
-	h.reach(func(x *Host) bool {
-		c = x.live.get(settingsID, id)
-		return c != nil
-	})
-	return c
-}
-
-// reach visits h and the hosts it may hand off to, breadth first, each once, until found returns true, and returns
-// the host it returned true for.
-func (h *Host) reach(found func(*Host) bool) *Host {
-	seen := map[*Host]bool{h: true}
-	queue := []*Host{h}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		if found(x) {
-			return x
-		}
-		for _, t := range x.handoffs.list() {
-			if !seen[t.host] {
-				seen[t.host] = true
-				queue = append(queue, t.host)
-			}
-		}
-	}
-	return nil
-}
-
-// routing is which agent a conversation's run goes to: the agent that answered it last, the handoff the tool loop
-// passed out, and the agents the run went through. The tool loop of each agent the run is handed to records its
-// handoff here; the conversation stage follows it (respond).
-//
-//typeshift:owned
-type routing struct {
-	lastAgent string          // the agent that answered last, as the conversation records it
-	routed    bool            // the conversation was handed off once: its run ends record the agent
-	handoff   *pendingHandoff // a handoff the tool loop passed out
-	hops      int             // how many times the run was handed on
-	first     *runState       // the run's first agent, once it was handed on, whose usage and cost the others' join
-}
-
-// resume takes the agent that answered the conversation last, as it was loaded.
-func (r *routing) resume(agent string) { r.lastAgent = agent }
-
-// pendingHandoff is a handoff call the tool loop passed out.
-type pendingHandoff struct {
-	to     *Host
-	reason string
-}
-
-// handOffCalls passes a response's handoff call out of the tool loop. When one of calls is to a handoff tool the
-// run offers and the run may still be handed on, it records the handoff in r and returns the results of every
-// call: the handoff, and the other calls answered as not run, for the agent taking over to decide again.
-// Otherwise (and always for a nil r: a run without a conversation) it returns false and the calls run as usual.
-func (r *routing) handOffCalls(ask *runAsk, calls []chat.ToolCall, offered []*toolset.Tool) ([]chat.Part, bool) {
-	if r == nil || r.hops >= MaxHandoffs {
-		return nil, false
-	}
-	first := -1
-	var to *Host
-	var reason string
-	for i, c := range calls {
-		if !strings.HasPrefix(c.Name, HandoffToolPrefix) || findTool(offered, c.Name) == nil {
-			continue
-		}
-		t := ask.h.handoffTarget(c.Name)
-		if t == nil {
-			continue
-		}
-		r, err := decodeReason(c.Arguments)
-		if err != nil {
-			continue // the tool's invoker answers it with the arguments' error
-		}
-		first, to, reason = i, t, r
-		break
-	}
-	if first < 0 {
-		return nil, false
-	}
-	results := make([]chat.Part, len(calls))
-	for i, c := range calls {
-		switch {
-		case i == first:
-			results[i] = chat.ToolResult{CallID: c.ID, Result: handoffResult(ask.name(), to.decl.Name, reason)}
-		case strings.HasPrefix(c.Name, HandoffToolPrefix):
-			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s", to.decl.Name)}
-		default:
-			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s, which decides what to do", to.decl.Name)}
-		}
-	}
-	r.handoff = &pendingHandoff{to: to, reason: reason}
-	return results, true
-}
-
-// handoffTarget returns the host the tool called name hands off to.
-func (h *Host) handoffTarget(name string) *Host {
-	for _, t := range h.handoffs.list() {
-		if t.tool.Name == name {
-			return t.host
-		}
-	}
-	return nil
-}
-
-// handoffResult is the result of the handoff call: what the agent taking over reads of it.
-func handoffResult(from, to, reason string) json.RawMessage {
-	b := []byte(`{"handed_off_from":`)
-	b = tooljson.AppendString(b, from)
-	b = append(b, `,"handed_off_to":`...)
-	b = tooljson.AppendString(b, to)
-	if reason != "" {
-		b = append(b, `,"reason":`...)
-		b = tooljson.AppendString(b, reason)
-	}
-	return append(b, '}')
-}
-
-// decodeReason reads the arguments {"reason": ...}; empty arguments have no reason.
-func decodeReason(args json.RawMessage) (string, error) {
-	if len(strings.TrimSpace(string(args))) == 0 {
-		return "", nil
-	}
-	d := tooljson.NewDecoder(args)
-	reason := ""
-	if d.Object() {
-		for {
-			k, ok := d.Field()
-			if !ok {
-				break
-			}
-			if string(k) == "reason" && !d.Null() {
-				reason = d.String()
-			} else if string(k) != "reason" {
-				d.Unknown(k, "reason")
-			}
-		}
-	}
-	d.End()
-	return reason, d.Err()
-}
-
-// continueWith prepares the run of the agent to, continuing the run of from in the same conversation: the same
-// settings id, run id, mode and standing approvals, with to's own instructions, tools and options. It returns
-// the stages of to's pipeline below the conversation. The run settings of the caller (the Settings option) are
-// not carried: they were written for the agent the caller named.
-func (to *Host) continueWith(ctx context.Context, from *runState, conv *conversationRun) (*runState, chat.Client, error) {
-	st := to.continued(from)
-	client, err := to.resolve(ctx, st, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("handing the conversation to agent %s: %w", to.decl.Name, err)
-	}
-	return st, to.stages(st, client, conv), nil
-}
-
-// continued returns the state of the run of to's agent that continues the run of from.
-func (to *Host) continued(from *runState) *runState {
-	st := &runState{}
-	st.ask.continued(to, &from.ask, from.session.mode())
-	st.session.continueFrom(&from.session, to.decl.Name)
-	return st
-}
-
 // switchTo makes st the conversation's run from now on: its steps are stored under st's agent, and steering for
 // the conversation reaches it through its host. (st's stages were given the conversation when they were built.)
 func (c *conversationRun) switchTo(st *runState) {
-	r := &c.routing
-	if r.first == nil {
-		r.first = c.st
-	}
+	c.routing.handedOn(c.st)
 	c.runAs(st)
-	r.routed = true
 }
 
 // route decides whose run a conversation's run is: the agent that answered it last, when that is not the host's
@@ -377,21 +171,17 @@ func (c *conversationRun) switchTo(st *runState) {
 // are resolved once, by the agent that runs them.
 func (h *Host) route(conv *conversationRun, st *runState) (*Host, *runState, error) {
 	r := &conv.routing
-	if r.lastAgent == "" {
+	last := r.answeredLast()
+	if last == "" || last == h.decl.Name {
 		return h, st, nil
 	}
-	r.routed = true
-	if r.lastAgent == h.decl.Name {
-		return h, st, nil
-	}
-	to := h.findAgent(r.lastAgent)
+	to := h.findAgent(last)
 	if to == nil {
-		return h, st, &UnknownAgentError{ConversationID: conv.id, Agent: r.lastAgent, Host: h.decl.Name}
+		return h, st, &UnknownAgentError{ConversationID: conv.id, Agent: last, Host: h.decl.Name}
 	}
 	next := to.continued(st)
 	conv.switchTo(next)
-	// The routed run is the run, and its state the Result's: it is no handoff within the run.
-	r.first = nil
+	r.routedAtStart()
 	return to, next, nil
 }
 
@@ -418,10 +208,11 @@ func (c *conversationRun) flushHandoff(ctx context.Context, msgs []chat.Message)
 func (c *conversationRun) respond(ctx context.Context, next chat.Client, msgs []chat.Message, opts *chat.Options, emit emitFunc) (*chat.Response, error) {
 	r := &c.routing
 	resp, err := callNext(ctx, next, msgs, opts, emit, false)
-	for err == nil && r.handoff != nil {
-		h := r.handoff
-		r.handoff = nil
-		r.hops++
+	for err == nil {
+		h := r.take()
+		if h == nil {
+			break
+		}
 		if resp != nil {
 			msgs = append(slices.Clip(msgs), resp.Messages...)
 		}

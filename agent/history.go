@@ -321,3 +321,19 @@ func jsonEntry(t storage.EntryType, v any) storage.Entry {
 	}
 	return storage.Entry{Type: t, Data: data}
 }
+
+func withAuthor(m chat.Message, name string) chat.Message {
+	if m.AuthorName == "" {
+		m.AuthorName = name
+	}
+	return m
+}
+
+// requestsIn returns the approval requests of msgs.
+func requestsIn(msgs []chat.Message) []chat.ApprovalRequest {
+	var out []chat.ApprovalRequest
+	for r := range partsOf[chat.ApprovalRequest](msgs) {
+		out = append(out, r)
+	}
+	return out
+}

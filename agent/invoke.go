@@ -19,13 +19,6 @@ import (
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
-// A ToolInvoker runs one tool call.
-type ToolInvoker func(ctx context.Context, tool *toolset.Tool, call *toolset.Call) (json.RawMessage, error)
-
-// ToolMiddleware wraps every tool invocation of a run: to log, to meter, to check permissions, to change a result.
-// An error it returns reaches the model as the tool's error.
-type ToolMiddleware func(next ToolInvoker) ToolInvoker
-
 func chainTools(inv ToolInvoker, mw []ToolMiddleware) ToolInvoker {
 	for i := len(mw) - 1; i >= 0; i-- {
 		inv = mw[i](inv)
@@ -250,4 +243,23 @@ func (h *Host) capResult(res json.RawMessage) json.RawMessage {
 	b := make([]byte, 0, len(cut)+len(note)+16)
 	b = tooljson.AppendString(b, string(cut)+note)
 	return b
+}
+
+// callerKey is the context key of what a sub-agent inherits from the run that invokes a tool with a delegate, set
+// by toolRunner.invoke.
+type callerKey struct{}
+
+// inherited is what a sub-agent's run inherits from the run that called it, and the only part of that run it
+// reaches: the standing approvals (a copy), the usage meter its usage is added to, and Config.Meter's part of the
+// run, which its cost is added to.
+type inherited struct {
+	standing []standingApproval
+	usage    *usageMeter
+	costs    *meterState // Config.Meter's part of the run, or nil
+}
+
+// withCaller returns ctx carrying what a sub-agent inherits from the run that invokes a tool, so that a sub-agent
+// tool can run its delegate with the run's standing approvals and report its usage to it.
+func withCaller(ctx context.Context, in *inherited) context.Context {
+	return context.WithValue(ctx, callerKey{}, in)
 }

@@ -2,39 +2,6 @@ package agent
 
 import "github.com/typeshift-go/typeshift/agent/chat"
 
-// runState is one run of one agent, in parts, allocated at once. Each part is declared in the file that writes it
-// (the rule of internal/archtest); the stages are given below, by pointer, the parts they may touch, and reach
-// the others not at all.
-//
-//	part      file          written by                                   read by
-//	ask       host.go       the host, while the run is prepared          every stage
-//	session   session.go    the host (start, load), the approval stage   the tool loop, the checkpoint, the Result
-//	rounds    toolloop.go   the tool loop                                the approval stage
-//	usage     usage.go      the tool loop, sub-agents (concurrently)     the Result, the conversation's end
-//	shown     approvals.go  the approval stage                           the tool loop
-//	costs     budget.go     the meter stage, sub-agents                  the Result, the conversation's end
-//	stages    pipeline.go   pipeline and stages, once                    —
-type runState struct {
-	ask     runAsk
-	session session
-	rounds  rounds
-	usage   usageMeter
-	shown   shownTools
-	costs   *meterState // nil without Config.Meter
-	ahead   *ahead      // the first model call reserved with the settings read, or nil (Host.advances)
-	stages  stages
-}
-
-// stages are the values of a run's stages, kept in its state so that they are allocated with it.
-type stages struct {
-	tools     toolRunner
-	approvals approvals
-	authors   authorNames
-	loop      toolLoop
-	ids       uniqueCallIDs
-	answer    *answerStage // nil for an agent that answers with text
-}
-
 // pipeline builds one run's chain of chat.Client decorators, outermost first, each given the parts of the run it
 // reads or writes. It is the one list of the stages:
 //

@@ -40,17 +40,6 @@ type runFeed struct {
 	log                        *slog.Logger
 }
 
-// newRunFeed starts the feed of c's streaming run. The run's events are numbered from head+1.
-func newRunFeed(c *conversationRun, head int64) *runFeed {
-	f := &runFeed{feed: c.h.feeds().acquire(liveKey{c.settingsID, c.id}), runID: c.st.session.run.RunID, base: head, next: head,
-		store: c.store, settingsID: c.settingsID, conversationID: c.id, tel: c.h.cfg.Telemetry, log: c.h.cfg.Logger}
-	if c.watches.elsewhere.watched.Load() {
-		f.startRelay()
-	}
-	c.watches.elsewhere.feed.Store(f)
-	return f
-}
-
 // add gathers u into the pending event, sending it first when u cannot join it, and after it when u ends a
 // response, carries more than text, or fills the event.
 func (f *runFeed) add(u chat.Update) {

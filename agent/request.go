@@ -67,3 +67,9 @@ func canonicalJSON(args json.RawMessage) string {
 	}
 	return string(b)
 }
+
+// standingApproval approves later calls of a tool, or of a tool with these exact (canonical) arguments.
+type standingApproval struct {
+	toolID string
+	args   string // "" approves every call of the tool
+}

@@ -44,35 +44,5 @@ func DenyTool(toolID string) Rule {
 	}
 }
 
-// decide answers what it can of a request: the host's rules in order, then the standing approvals, then auto mode.
-func (s *session) decide(ctx context.Context, rules []Rule, tool *toolset.Tool, req chat.ApprovalRequest) Decision {
-	if tool != nil {
-		for _, r := range rules {
-			if d := r(ctx, tool, req.Call); d != Ask {
-				return d
-			}
-		}
-	}
-	var canon string
-	for _, a := range s.standing {
-		if a.toolID != req.ToolID {
-			continue
-		}
-		if a.args == "" {
-			return Allow
-		}
-		if canon == "" {
-			canon = canonicalJSON(req.Call.Arguments)
-		}
-		if a.args == canon {
-			return Allow
-		}
-	}
-	if s.mode() == ModeAuto {
-		return Allow
-	}
-	return Ask
-}
-
 // idOfTool is toolID under a name the rules' parameters do not shadow.
 func idOfTool(t *toolset.Tool) string { return toolID(t) }

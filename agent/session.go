@@ -23,12 +23,6 @@ type session struct {
 	storedHistory bool
 }
 
-// standingApproval approves later calls of a tool, or of a tool with these exact (canonical) arguments.
-type standingApproval struct {
-	toolID string
-	args   string // "" approves every call of the tool
-}
-
 // view is what tools, their sources and context providers are shown of the run: a copy, theirs to keep or write
 // to, so that nothing they do reaches the run's own state.
 func (s *session) view() toolset.Run { return s.run }

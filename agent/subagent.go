@@ -151,27 +151,8 @@ func (e *SubAgentApprovalError) Error() string {
 	return msg
 }
 
-// callerKey is the context key of what a sub-agent inherits from the run that invokes a tool with a delegate, set
-// by toolRunner.invoke.
-type callerKey struct{}
-
-// inherited is what a sub-agent's run inherits from the run that called it, and the only part of that run it
-// reaches: the standing approvals (a copy), the usage meter its usage is added to, and Config.Meter's part of the
-// run, which its cost is added to.
-type inherited struct {
-	standing []standingApproval
-	usage    *usageMeter
-	costs    *meterState // Config.Meter's part of the run, or nil
-}
-
 // depthKey is the context key of the nesting depth of a sub-agent's run: 1 for a delegate of the first run.
 type depthKey struct{}
-
-// withCaller returns ctx carrying what a sub-agent inherits from the run that invokes a tool, so that a sub-agent
-// tool can run its delegate with the run's standing approvals and report its usage to it.
-func withCaller(ctx context.Context, in *inherited) context.Context {
-	return context.WithValue(ctx, callerKey{}, in)
-}
 
 // inheritStanding seeds a sub-agent's run with the standing approvals of the run that called it.
 func inheritStanding(s []standingApproval) RunOption {

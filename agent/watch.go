@@ -16,48 +16,6 @@ import (
 // them). Load the conversation and watch again from now.
 var ErrWatchBehind = errors.New("agent: the watcher fell behind the run's updates")
 
-// event is an event as a relay carries it to another process, as JSON.
-type event struct {
-	// Kind is "update", or "end" for the end of a run.
-	Kind string `json:"kind"`
-	// Run is the run that published the event, and Base the event id its events are numbered after.
-	Run    string      `json:"run,omitempty"`
-	Base   int64       `json:"base,omitempty"`
-	Update *updateJSON `json:"update,omitempty"`
-	// Error is why the run failed, on its end.
-	Error string `json:"error,omitempty"`
-}
-
-type updateJSON struct {
-	ResponseID   string            `json:"response_id,omitempty"`
-	Model        string            `json:"model,omitempty"`
-	FinishReason chat.FinishReason `json:"finish_reason,omitempty"`
-	Steering     bool              `json:"steering,omitempty"`
-	// Message holds the role, the author and the parts.
-	Message chat.Message `json:"message"`
-	// Answer is a typed answer's update (see Returns).
-	Answer *answerJSON `json:"answer,omitempty"`
-}
-
-type answerJSON struct {
-	Type  string          `json:"type"`
-	Value json.RawMessage `json:"value"`
-	Final bool            `json:"final,omitempty"`
-}
-
-func encodeEvent(e liveEvent) ([]byte, error) {
-	if e.end {
-		return json.Marshal(event{Kind: "end", Run: e.runID, Base: e.base, Error: e.err})
-	}
-	u := e.u
-	uj := &updateJSON{ResponseID: u.ResponseID, Model: u.Model, FinishReason: u.FinishReason, Steering: u.Steering,
-		Message: chat.Message{Role: u.Role, AuthorName: u.AuthorName, Parts: u.Parts}}
-	if a := u.Answer; a != nil {
-		uj.Answer = &answerJSON{Type: a.Type, Value: a.Value, Final: a.Final}
-	}
-	return json.Marshal(event{Kind: "update", Run: e.runID, Base: e.base, Update: uj})
-}
-
 // decodeEvent reads an event another process published, with its run's base; ok is false for a kind this version
 // does not know.
 func decodeEvent(e storage.Event) (w WatchedUpdate, base int64, ok bool, err error) {
