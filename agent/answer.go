@@ -34,7 +34,8 @@ type answerStage struct {
 }
 
 // UseAnswerMode sets how this run asks for the typed answer, over the agent's choice and Config.AnswerMode. It
-// applies to the agent the run starts with; an agent the run is handed to asks its own way.
+// applies to whichever agent answers: the one the run starts with, or an agent the run is handed to (or routed to,
+// as the conversation's last) that declares an answer type; an agent that answers with text ignores it.
 func UseAnswerMode(m AnswerMode) RunOption {
 	return func(r *runInput) {
 		if !m.valid() {

@@ -33,10 +33,11 @@ func (a *runAsk) begin(h *Host) *runInput {
 }
 
 // continued starts the ask of a run handed to h's agent: the conversation and tenant of the run it continues, in
-// its mode.
+// its mode, and the answer mode the run asked for (UseAnswerMode), which applies to whichever agent answers.
 func (a *runAsk) continued(h *Host, from *runAsk, mode string) {
 	a.h = h
-	a.input = runInput{settingsID: from.input.settingsID, conversationID: from.input.conversationID, mode: mode, modeSet: true}
+	a.input = runInput{settingsID: from.input.settingsID, conversationID: from.input.conversationID, mode: mode, modeSet: true,
+		answerMode: from.input.answerMode}
 }
 
 // layer starts the run's settings from base, the code's defaults, and returns them for the layers above.
