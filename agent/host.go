@@ -191,6 +191,9 @@ func (p prepared) result(in preparedInput, resp *chat.Response) *Result {
 	res.New = res.Messages[in.nIn:]
 	if a := last.stages.answer; a != nil {
 		res.Answer, res.Value = a.raw, a.value
+		if a.raw != nil {
+			res.AnswerType = a.ans.ans.Name
+		}
 	}
 	return res
 }

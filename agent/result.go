@@ -38,6 +38,9 @@ type Result struct {
 	// Value is Answer decoded by the agent's generated decoder: its dynamic type is the answer type (T, not *T).
 	// Read it with [AnswerOf].
 	Value any
+	// AnswerType names the type of Answer (its [AnswerType].Name): the answer type of the agent that answered
+	// (Agent), which after a handoff need not be the host's; "" when Answer is nil.
+	AnswerType string
 }
 
 // AnswerOf returns the run's typed answer as T, the type the agent declares with [Returns]. It fails when the run

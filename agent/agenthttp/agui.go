@@ -195,7 +195,7 @@ func (h *Handler) agui(w http.ResponseWriter, r *http.Request) error {
 		runID = newID()
 	}
 	s := &aguiSink{h: h, w: w, r: r, thread: req.ThreadID, run: runID, held: held,
-		sent: map[string]bool{}, stream: h.newSSE(w, nil), answerType: answerName(host)}
+		sent: map[string]bool{}, stream: h.newSSE(w, nil)}
 	h.run(r, host, req.ThreadID, opts, s)
 	return nil
 }
@@ -213,8 +213,6 @@ type aguiSink struct {
 	messageID   string // the open text message, or ""
 	reasoningID string // the open reasoning message, or ""
 	lastMessage string // the last assistant message, the parent of its tool calls
-	// answerType names the agent's answer type, for the accepted answer in the run's last state.
-	answerType string
 	// accepted is the accepted answer the stream sent, if any: the run's Result.Answer.
 	accepted *answerEventJSON
 }
@@ -362,7 +360,7 @@ func (s *aguiSink) end(res *agent.Result, err error) {
 	s.endText()
 	state := map[string]any{"mode": res.Mode, "pending": requestsJSON(res.Pending)}
 	if v := answerValue(res.Answer); v != nil {
-		state["answer"] = answerEventJSON{Type: s.answerType, Value: v, Final: true}
+		state["answer"] = answerEventJSON{Type: res.AnswerType, Value: v, Final: true}
 	} else if s.accepted != nil && err == nil {
 		state["answer"] = *s.accepted
 	}

@@ -125,7 +125,7 @@ func (h *Handler) uiMessageStream(w http.ResponseWriter, r *http.Request) error 
 	if last := req.Messages[len(req.Messages)-1]; last.Role == "assistant" && last.ID != "" {
 		msgID = last.ID // the answers continue the assistant's message
 	}
-	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID, answerType: answerName(host),
+	s := &uiSink{h: h, w: w, r: r, held: held, sent: map[string]bool{}, messageID: msgID,
 		stream: h.newSSE(w, func(hd http.Header) {
 			hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 		})}
@@ -192,8 +192,6 @@ type uiSink struct {
 	reasonID  string // the open reasoning part, or ""
 	answerID  string // the answer's data part, once its first value went out
 	answered  bool   // the accepted answer went out
-	// answerType names the agent's answer type, for the accepted answer of a run whose stream did not send it.
-	answerType string
 }
 
 // answer sends the answer as the message's data-answer part: every value of it under one id, which the AI SDK's
@@ -342,7 +340,7 @@ func (s *uiSink) end(res *agent.Result, err error) {
 	s.endReasoning()
 	s.endText()
 	if v := answerValue(res.Answer); v != nil && err == nil && !s.answered {
-		s.answer(answerEventJSON{Type: s.answerType, Value: v, Final: true})
+		s.answer(answerEventJSON{Type: res.AnswerType, Value: v, Final: true})
 	}
 	if err != nil {
 		s.chunk(map[string]any{"type": "error", "errorText": problemOf(err).Detail})

@@ -43,9 +43,3 @@ func answerEventOf(a *chat.AnswerUpdate) (answerEventJSON, bool) {
 	}
 	return answerEventJSON{Type: a.Type, Value: v, Final: a.Final}, true
 }
-
-// answerName is the name of the host's answer type, or "" for an agent that answers with text.
-func answerName(host *agent.Host) string {
-	ans, _ := host.AnswerType()
-	return ans.Name
-}

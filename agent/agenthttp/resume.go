@@ -42,7 +42,7 @@ func (h *Handler) uiResume(w http.ResponseWriter, r *http.Request) error {
 	// run goes on.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	s := &uiSink{h: h, w: w, r: r, held: heldCalls{}, sent: map[string]bool{}, answerType: answerName(host), stream: h.newSSE(w, func(hd http.Header) {
+	s := &uiSink{h: h, w: w, r: r, held: heldCalls{}, sent: map[string]bool{}, stream: h.newSSE(w, func(hd http.Header) {
 		hd.Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 	})}
 	s.stream.onGone = cancel
