@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/matryer/is"
@@ -12,6 +14,7 @@ import (
 	"github.com/typeshift-go/typeshift/agent/agenthttp"
 	"github.com/typeshift-go/typeshift/agent/chat"
 	"github.com/typeshift-go/typeshift/agent/chattest"
+	"github.com/typeshift-go/typeshift/agent/eval"
 	"github.com/typeshift-go/typeshift/examples/tickets"
 	"github.com/typeshift-go/typeshift/storage/memory"
 	"github.com/typeshift-go/typeshift/toolset"
@@ -85,4 +88,45 @@ func TestAnswerStreamsAfterHandoff(t *testing.T) {
 	is.True(last != nil && last.Final)
 	is.True(sameJSON(t, last.Value, []byte(verdictJSON)))
 	is.Equal(last.Type, "Verdict")
+}
+
+// A case saved from a conversation of an agent with an answer type checks the answer's fields: it loads, and
+// runs and passes on a fresh host that answers the same; on one whose answer differs in a field it fails.
+func TestEvalCaseOfTypedAnswer(t *testing.T) {
+	is := is.New(t)
+	e := newEnvOf(t, memory.New(), &triageDesk{}, withEvalCases)
+	id := e.create(tokenA, "triage 4711").ConversationID
+	resp := e.do(req{method: "GET", path: "/conversations/" + id + "/eval-case?name=triaged", token: tokenA})
+	is.Equal(resp.status, http.StatusOK)
+	dir := t.TempDir()
+	is.NoErr(os.WriteFile(filepath.Join(dir, "triaged.json"), resp.body, 0o600))
+	cases, err := eval.Load(os.DirFS(dir), ".")
+	is.NoErr(err)
+	is.Equal(len(cases), 1)
+	c := cases[0]
+	is.Equal(c.Expect.Answer, nil)
+	is.Equal(len(c.Expect.Fields), 3)
+	is.Equal(c.Expect.Fields[0].Path, "/decision")
+	is.Equal(string(c.Expect.Fields[0].Equals), `"close"`)
+
+	triager := func(t *testing.T, answer string) *agent.Host {
+		host, err := agent.NewHost(&triageDesk{}, agent.Config{
+			Toolsets: []toolset.Source{&tickets.Tickets{Client: tickets.NewMemoryClient(tickets.SampleTickets()...)}},
+			Client: chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
+				return chattest.Text(answer), nil
+			}),
+			Store: memory.New(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return host
+	}
+	results := eval.RunCases(t, cases, func(t *testing.T, _ *eval.Case) *agent.Host { return triager(t, verdictJSON) }, nil)
+	is.Equal(len(results), 1)
+	is.True(results[0].Passed)
+	other := `{"decision": "close", "priority": 3, "reasons": ["The printer works again."]}`
+	res, err := eval.Evaluate(t.Context(), triager(t, other), c, nil)
+	is.NoErr(err)
+	is.True(!res.Passed) // the priority differs
 }

@@ -17,6 +17,9 @@ type CaseRequest struct {
 	ConversationID string
 	// Name is the case's name, from the request's name parameter; "" leaves it to the file's name.
 	Name string
+	// AnswerTypes names the answer type of each served agent that declares one (agent.Returns), by the agent's
+	// name: a case whose answer came from one of them checks the answer's fields rather than its words.
+	AnswerTypes map[string]string
 }
 
 // ErrNoTurn is what an Options.EvalCase function returns (or wraps) for a conversation without a turn to make a
@@ -43,6 +46,14 @@ func (h *Handler) getEvalCase(w http.ResponseWriter, r *http.Request) error {
 		return errCaseName
 	}
 	req := CaseRequest{SettingsID: p.SettingsID, ConversationID: id}
+	for name, host := range h.hosts {
+		if ans, ok := host.AnswerType(); ok {
+			if req.AnswerTypes == nil {
+				req.AnswerTypes = map[string]string{}
+			}
+			req.AnswerTypes[name] = ans.Name
+		}
+	}
 	if named {
 		req.Name = name[0]
 	}

@@ -47,7 +47,8 @@ type Case struct {
 	// cost the host's Config.Meter puts on the runs (package agent/budget's price table).
 	Price *Price `json:"price,omitempty"`
 
-	file string
+	file       string
+	answeredBy string // the agent whose message holds the reference answer, in a case made from a conversation
 }
 
 // File is the name of the file the case was read from.

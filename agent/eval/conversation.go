@@ -1,11 +1,14 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 
 	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/agent/chat"
@@ -82,7 +85,7 @@ func FromMessages(msgs []chat.Message) (*Case, error) {
 			traj.Calls = append(traj.Calls, expectedCall(call))
 		}
 		if m.Role == chat.RoleAssistant && m.Text() != "" {
-			answer = m.Text()
+			answer, c.answeredBy = m.Text(), m.AuthorName
 		}
 	}
 	c.Expect.Trajectory = traj
@@ -110,7 +113,9 @@ func FromMessages(msgs []chat.Message) (*Case, error) {
 }
 
 // FromConversation makes a case (see [FromEntries]) of the tenant's stored conversation, read through host
-// (agent.Host.LoadEntries): another tenant's conversation is not found.
+// (agent.Host.LoadEntries): another tenant's conversation is not found. When host's agent gave the answer and
+// declares an answer type, the case checks the answer's fields instead of its words (see
+// [Case.ExpectAnswerFields]).
 func FromConversation(ctx context.Context, host *agent.Host, settingsID, conversationID string) (*Case, error) {
 	entries, err := host.LoadEntries(ctx, settingsID, conversationID)
 	if err != nil {
@@ -121,8 +126,18 @@ func FromConversation(ctx context.Context, host *agent.Host, settingsID, convers
 		return nil, err
 	}
 	c.SettingsID = settingsID
+	if _, typed := host.AnswerType(); typed && c.AnsweredBy() == host.Name() {
+		// An answer that is not JSON was never accepted: its words stay the check.
+		_ = c.ExpectAnswerFields()
+	}
 	return c, nil
 }
+
+// AnsweredBy names the agent whose message holds the reference answer of a case made from a conversation (see
+// [FromMessages]), as the message's author name says: after a handoff, the agent the conversation went to. It
+// is "" for a case read from a file, or a message without an author. A caller that knows the agent's answer
+// type checks the answer's fields with [Case.ExpectAnswerFields].
+func (c *Case) AnsweredBy() string { return c.answeredBy }
 
 // FromEntries makes a case (see [FromMessages]) of a conversation's stored entries, as a store's LoadAll returns
 // them or the HTTP API's GET /conversations/{id} lists them: the messages of its input, responses, tool results,
@@ -178,4 +193,69 @@ func (c *Case) MarshalIndent() ([]byte, error) {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// ExpectAnswerFields turns the reference answer of a case made from a conversation (see [FromMessages]) into
+// checks of a typed answer, for an agent that declares an answer type with agent.Returns: each top-level field
+// of the stored answer must equal its value (Expect.Fields), or the whole answer when it is no object. The
+// reference and its threshold go: a typed answer is checked field by field, not by its words. It fails, changing
+// nothing, on a case without a reference or one whose reference is not JSON.
+func (c *Case) ExpectAnswerFields() error {
+	if c.Expect.Answer == nil || c.Expect.Answer.Reference == "" {
+		return fmt.Errorf("%w: the case has no reference answer to check fields of", ErrCase)
+	}
+	fields, err := fieldsOf(json.RawMessage(c.Expect.Answer.Reference))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCase, err)
+	}
+	c.Expect.Fields = fields
+	c.Expect.Answer.Reference = ""
+	if a := c.Expect.Answer; len(a.Contains) == 0 && len(a.NotContains) == 0 && a.Regex == "" && len(a.Schema) == 0 {
+		c.Expect.Answer = nil
+	}
+	delete(c.Thresholds, ScoreAnswer)
+	if len(c.Thresholds) == 0 {
+		c.Thresholds = nil
+	}
+	return nil
+}
+
+// fieldsOf is the checks that an answer equals answer: one for each top-level field of an object, in the order
+// the answer has them, or one of the whole answer.
+func fieldsOf(answer json.RawMessage) ([]Field, error) {
+	d := json.NewDecoder(bytes.NewReader(answer))
+	d.UseNumber()
+	tok, err := d.Token()
+	if err != nil {
+		return nil, fmt.Errorf("the reference answer is not JSON: %w", err)
+	}
+	if tok != json.Delim('{') {
+		if !json.Valid(answer) {
+			return nil, fmt.Errorf("the reference answer is not JSON")
+		}
+		return []Field{{Path: "", Equals: slices.Clone(answer)}}, nil
+	}
+	fields := []Field{}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, fmt.Errorf("the reference answer is not JSON: %w", err)
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, fmt.Errorf("the reference answer is not JSON: %w", err)
+		}
+		key := k.(string)
+		fields = append(fields, Field{Path: "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key), Equals: v})
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, fmt.Errorf("the reference answer is not JSON: %w", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("the reference answer is not JSON: more after the object")
+	}
+	if len(fields) == 0 {
+		return []Field{{Path: "", Equals: slices.Clone(answer)}}, nil
+	}
+	return fields, nil
 }

@@ -24,7 +24,8 @@ import (
 )
 
 // Case makes the case of a conversation's stored entries with [eval.FromEntries], for the request's tenant and
-// with its name, and returns it as a case file holds it. A conversation without a turn the model answered is
+// with its name, and returns it as a case file holds it. An answer given by an agent with an answer type
+// (req.AnswerTypes) is checked field by field ([eval.Case.ExpectAnswerFields]). A conversation without a turn the model answered is
 // [agenthttp.ErrNoTurn] (409). It is an agenthttp.Options.EvalCase.
 func Case(_ context.Context, entries []storage.Entry, req agenthttp.CaseRequest) ([]byte, error) {
 	c, err := eval.FromEntries(entries)
@@ -35,6 +36,10 @@ func Case(_ context.Context, entries []storage.Entry, req agenthttp.CaseRequest)
 		return nil, err
 	}
 	c.Name, c.SettingsID = req.Name, req.SettingsID
+	if req.AnswerTypes[c.AnsweredBy()] != "" {
+		// An answer that is not JSON was never accepted: its words stay the check.
+		_ = c.ExpectAnswerFields()
+	}
 	return c.MarshalIndent()
 }
 
