@@ -23,12 +23,24 @@ import (
 func TestProfilesAcceptEveryShape(t *testing.T) {
 	_, m := tools(t)
 	decoders := map[string]func([]byte) (any, error){"echo": decodeEcho, "tree": decodeTree, "kinds": decodeKinds}
-	strictTools := 0
+	strictTools, claudeStrictTools := 0, 0
 	for name, tool := range m {
-		for _, p := range []*schemaprofile.Profile{schemaprofile.Gemini, schemaprofile.OpenAIStrict, schemaprofile.Anthropic} {
+		for _, p := range []*schemaprofile.Profile{schemaprofile.Gemini, schemaprofile.OpenAIStrict, schemaprofile.Anthropic, schemaprofile.AnthropicStrict} {
 			t.Run(p.Name+"/"+name, func(t *testing.T) {
 				is := is.New(t)
 				adapted, err := p.Adapt(name, tool.Schema)
+				if p == schemaprofile.AnthropicStrict {
+					// Claude's structured outputs (an answer's format, a strict tool) refuse these shapes; the
+					// anthropic provider sends such a tool without strict, and an answer type in tool mode.
+					want, refused := claudeStrictRefuses[name]
+					if refused || err != nil {
+						var pe *schemaprofile.Error
+						is.True(errors.As(err, &pe))
+						is.Equal(pe.Tool, name)
+						is.Equal(pe.Field+": "+pe.Reason, want)
+						return
+					}
+				}
 				if p == schemaprofile.OpenAIStrict && err != nil {
 					// Strict mode cannot describe every shape; the openai provider sends these tools without it.
 					var pe *schemaprofile.Error
@@ -44,6 +56,9 @@ func TestProfilesAcceptEveryShape(t *testing.T) {
 					checkStrict(t, adapted.Schema)
 				} else if p == schemaprofile.Gemini {
 					checkKeywords(t, adapted.Schema, geminiKeywords)
+				} else if p == schemaprofile.AnthropicStrict {
+					claudeStrictTools++
+					checkClaudeStrict(t, adapted.Schema)
 				} else {
 					is.True(!adapted.Changed) // Claude takes the schema as it is
 				}
@@ -80,7 +95,7 @@ func TestProfilesAcceptEveryShape(t *testing.T) {
 						accepted++
 					}
 				}
-				if p == schemaprofile.OpenAIStrict {
+				if p == schemaprofile.OpenAIStrict || p == schemaprofile.AnthropicStrict {
 					is.True(accepted > 0) // the adapted schema still leads a model to arguments the tool takes
 				}
 			})
@@ -89,6 +104,31 @@ func TestProfilesAcceptEveryShape(t *testing.T) {
 	if strictTools < len(m)/2 {
 		t.Errorf("strict mode describes %d of %d tools", strictTools, len(m))
 	}
+	if claudeStrictTools != len(m)-len(claudeStrictRefuses) {
+		t.Errorf("Claude's strict profile describes %d of %d tools, want all but %d", claudeStrictTools, len(m), len(claudeStrictRefuses))
+	}
+}
+
+// claudeStrictRefuses are the fixture's tools whose schemas Claude's structured outputs cannot take, with the field
+// and reason of the profile's *schemaprofile.Error: a map's undeclared keys, and recursion.
+var claudeStrictRefuses = map[string]string{
+	"echo":  "scores: an object whose keys are not declared (a map), which Claude's structured outputs cannot take",
+	"kinds": "labels: an object whose keys are not declared (a map), which Claude's structured outputs cannot take",
+	"tree":  "(the whole schema): a recursive schema, which Claude's structured outputs cannot take",
+}
+
+var claudeStrictKeywords = []string{"$ref", "$defs", "definitions", "type", "anyOf", "description", "title", "enum", "const",
+	"properties", "additionalProperties", "required", "items", "minItems", "format", "pattern"}
+
+// checkClaudeStrict checks the rules of Claude's structured outputs: only the keywords its grammar takes, and every
+// object closed.
+func checkClaudeStrict(t *testing.T, schema []byte) {
+	checkKeywords(t, schema, claudeStrictKeywords)
+	schemas(decodeSchema(t, schema), func(o map[string]any) {
+		if _, ok := o["properties"].(map[string]any); ok && o["additionalProperties"] != false {
+			t.Errorf("an object without additionalProperties false in %s", schema)
+		}
+	})
 }
 
 func TestStrictRestoresOptionalFields(t *testing.T) {
