@@ -40,24 +40,36 @@ func (a *front) Declare() {
 // frontModel passes "ask TEXT" on to the remote tool named tool, and reports what a tool answered.
 func frontModel(tool string) chat.Client {
 	return chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
-		last := msgs[len(msgs)-1]
-		if last.Role == chat.RoleTool {
-			var b strings.Builder
-			for _, p := range last.Parts {
-				if r, ok := p.(chat.ToolResult); ok {
-					if r.Error != "" {
-						fmt.Fprintf(&b, "failed: %s ", r.Error)
-					} else {
-						fmt.Fprintf(&b, "answer: %s ", r.Result)
-					}
+		resp, err := frontAnswer(tool, msgs)
+		if resp != nil {
+			resp.Usage = frontUsage // a round figure, so that a test can tell the remote's usage from the model's
+		}
+		return resp, err
+	})
+}
+
+// frontUsage is the usage of each of frontModel's calls.
+var frontUsage = chat.Usage{InputTokens: 100, TotalTokens: 100}
+
+// frontAnswer is frontModel's answer to msgs.
+func frontAnswer(tool string, msgs []chat.Message) (*chat.Response, error) {
+	last := msgs[len(msgs)-1]
+	if last.Role == chat.RoleTool {
+		var b strings.Builder
+		for _, p := range last.Parts {
+			if r, ok := p.(chat.ToolResult); ok {
+				if r.Error != "" {
+					fmt.Fprintf(&b, "failed: %s ", r.Error)
+				} else {
+					fmt.Fprintf(&b, "answer: %s ", r.Result)
 				}
 			}
-			return chattest.Text(strings.TrimSpace(b.String())), nil
 		}
-		text, _ := strings.CutPrefix(last.Text(), "ask ")
-		args, _ := json.Marshal(map[string]string{"message": text})
-		return chattest.Calls(chattest.Call(fmt.Sprintf("call-%d", len(msgs)), tool, string(args))), nil
-	})
+		return chattest.Text(strings.TrimSpace(b.String())), nil
+	}
+	text, _ := strings.CutPrefix(last.Text(), "ask ")
+	args, _ := json.Marshal(map[string]string{"message": text})
+	return chattest.Calls(chattest.Call(fmt.Sprintf("call-%d", len(msgs)), tool, string(args))), nil
 }
 
 // caller is a local host calling a remote agent through a Remote.
