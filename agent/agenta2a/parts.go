@@ -68,14 +68,17 @@ func inputOf(m *a2a.Message) (input, error) {
 	if len(m.Parts) == 0 {
 		return in, invalid("message.parts is empty")
 	}
-	var text []string
+	var one [1]string // the usual message has one text part: its text needs no slice of its own
+	text := one[:0]
 	for i, p := range m.Parts {
-		at := "message.parts[" + strconv.Itoa(i) + "]"
-		switch p := p.(type) {
-		case a2a.TextPart:
+		if p, ok := p.(a2a.TextPart); ok {
 			if p.Text != "" {
 				text = append(text, p.Text)
 			}
+			continue
+		}
+		at := "message.parts[" + strconv.Itoa(i) + "]"
+		switch p := p.(type) {
 		case a2a.FilePart:
 			f, err := fileOf(at, p)
 			if err != nil {

@@ -25,7 +25,7 @@ type turn struct {
 	h          *Handler
 	settingsID string
 	ref        taskRef
-	before     *taskView
+	before     *taskView // nil for a new task
 	in         input
 	opts       []agent.RunOption
 	rctx       context.Context
@@ -102,13 +102,11 @@ func (h *Handler) prepare(ctx context.Context, p *a2a.MessageSendParams) (*turn,
 			// The next run's start is the entry after the last: the new task's id names it.
 			t.ref.from = lastSeq + 1
 		}
-		t.before = &taskView{ref: t.ref}
 	default:
 		if len(in.answers) > 0 {
 			return nil, invalid("a new task has no requests to answer: send answers with the taskId of the task that asked")
 		}
 		t.ref = taskRef{conversationID: newID()}
-		t.before = &taskView{ref: t.ref}
 	}
 	t.opts = make([]agent.RunOption, 0, 4+len(in.answers))
 	t.opts = append(t.opts, agent.SettingsID(t.settingsID), agent.Conversation(t.ref.conversationID))
@@ -159,7 +157,10 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // view is the task as it stands when its run starts: the task before, its new input, and a run going on.
 func (t *turn) view() *taskView {
-	v := *t.before
+	v := taskView{ref: t.ref}
+	if t.before != nil {
+		v = *t.before
+	}
 	v.messages = slices.Clip(v.messages)
 	v.runs++
 	v.running, v.lastRun, v.pending, v.runError = true, nil, nil, ""
