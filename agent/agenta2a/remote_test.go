@@ -475,3 +475,35 @@ func TestRemoteNotStreaming(t *testing.T) {
 	is.True(slices.Contains(methods, "message/send"))
 	is.True(!slices.Contains(methods, "message/stream"))
 }
+
+// freeMeter is a meter whose model calls cost nothing: the cost of a run under it is what its tools report.
+type freeMeter struct{}
+
+func (freeMeter) Begin(context.Context, agent.MeteredRun) (agent.RunMeter, error) {
+	return freeMeter{}, nil
+}
+
+func (freeMeter) Call(ctx context.Context, _ agent.MeteredCall, next func(context.Context) (agent.CallUsage, error)) (agent.Cost, error) {
+	_, err := next(ctx)
+	return agent.Cost{}, err
+}
+
+func (freeMeter) End(context.Context) {}
+
+// The usage and cost a remote reports are the local run's: in its Result beside its own model calls'.
+func TestRemoteUsageInTheRun(t *testing.T) {
+	is := is.New(t)
+	f := newFake(t, false, func(_ context.Context, w http.ResponseWriter, id json.RawMessage, _ string) {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completed)
+	})
+	remote, err := agenta2a.Dial(context.Background(), f.srv.URL, nil)
+	is.NoErr(err)
+	tools := remote.Tools()
+	h, err := agent.NewHost(&front{}, agent.Config{Tools: []toolset.Source{tools}, Client: frontModel(tools[0].Name), Meter: freeMeter{}})
+	is.NoErr(err)
+	res, err := h.Run(context.Background(), agent.Text("ask hi"))
+	is.NoErr(err)
+	is.Equal(res.Text(), `answer: "fine"`)
+	is.Equal(res.Usage, chat.Usage{InputTokens: 207, OutputTokens: 3, TotalTokens: 210}) // two model calls and the remote's
+	is.Equal(res.Cost, agent.Cost{Nanos: 250_000_000, Currency: "USD"})
+}
