@@ -84,15 +84,36 @@ type toolRunner struct {
 	conv    *conversationRun // where an approved call is marked as started; nil without a conversation
 }
 
-// callView is a tool call and the copy of the run it is shown.
+// callView is a tool call, the copy of the run it is shown and the context it runs in.
 type callView struct {
 	call toolset.Call
 	run  toolset.Run
+	ctx  toolContext
+}
+
+// toolContext is the context a tool call runs in: its parent's, through which [ReportUsage] reaches the run. It is
+// allocated with the call's view, so that reaching the run costs a tool call no allocation of its own.
+type toolContext struct {
+	context.Context
+	tools *toolRunner
+}
+
+// reportKey is the context key under which a tool's context answers with the run's toolRunner.
+type reportKey struct{}
+
+// Value answers reportKey with the run's toolRunner and asks the parent for any other key.
+func (c *toolContext) Value(key any) any {
+	if _, ok := key.(reportKey); ok {
+		return c.tools
+	}
+	return c.Context.Value(key)
 }
 
 // invoke runs one call through the tool middleware and turns its outcome into the result the model reads.
 func (r *toolRunner) invoke(ctx context.Context, tool *toolset.Tool, call chat.ToolCall) (chat.ToolResult, error) {
-	v := &callView{run: r.session.view()} // the call and its view of the run, allocated together
+	v := &callView{run: r.session.view()} // the call, its view of the run and its context, allocated together
+	v.ctx = toolContext{Context: ctx, tools: r}
+	ctx = &v.ctx
 	tc := &v.call
 	*tc = toolset.Call{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Run: &v.run}
 	if len(tc.Arguments) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,14 +68,17 @@ func inputOf(m *a2a.Message) (input, error) {
 	if len(m.Parts) == 0 {
 		return in, invalid("message.parts is empty")
 	}
-	var text []string
+	var one [1]string // the usual message has one text part: its text needs no slice of its own
+	text := one[:0]
 	for i, p := range m.Parts {
-		at := "message.parts[" + strconv.Itoa(i) + "]"
-		switch p := p.(type) {
-		case a2a.TextPart:
+		if p, ok := p.(a2a.TextPart); ok {
 			if p.Text != "" {
 				text = append(text, p.Text)
 			}
+			continue
+		}
+		at := "message.parts[" + strconv.Itoa(i) + "]"
+		switch p := p.(type) {
 		case a2a.FilePart:
 			f, err := fileOf(at, p)
 			if err != nil {
@@ -163,7 +167,7 @@ func fileOf(at string, p a2a.FilePart) (chat.File, error) {
 
 // partsOf turns a message's text and files into A2A parts.
 func partsOf(m chat.Message) []a2a.Part {
-	var out []a2a.Part
+	out := make([]a2a.Part, 0, len(m.Parts))
 	for _, p := range m.Parts {
 		switch p := p.(type) {
 		case chat.Text:
@@ -214,10 +218,14 @@ func taskOf(t *taskView, historyLength *int) *a2a.Task {
 		msgs = msgs[len(msgs)-*historyLength:]
 	}
 	first := len(t.messages) - len(msgs)
+	task.History = make([]*a2a.Message, len(msgs))
 	for i, m := range msgs {
-		task.History = append(task.History, messageOf(t, first+i, m))
+		task.History[i] = messageOf(t, first+i, m)
 	}
-	if a := artifactOf(t); a != nil {
+	if len(msgs) == 0 {
+		task.History = nil
+	}
+	if a := artifactOf(t, task.History); a != nil {
 		task.Artifacts = []*a2a.Artifact{a}
 	}
 	return task
@@ -239,14 +247,20 @@ const answerArtifactID a2a.ArtifactID = "answer"
 
 // artifactOf is the agent's answer: the last message of the task's last run, when that run completed. For an
 // agent with a typed answer, whose last message is the answer's JSON, the artifact holds the value as a data part
-// after that text, so that a client reads the object without parsing text.
-func artifactOf(t *taskView) *a2a.Artifact {
+// after that text, so that a client reads the object without parsing text. history is the task's history as
+// taskOf built it (nil when there is none): the artifact shares the parts of the answer's message in it.
+func artifactOf(t *taskView, history []*a2a.Message) *a2a.Artifact {
 	if t.state() != a2a.TaskStateCompleted {
 		return nil
 	}
 	for i := len(t.lastRun) - 1; i >= 0; i-- {
 		if m := t.lastRun[i]; m.Role == chat.RoleAssistant {
-			parts := partsOf(m)
+			var parts []a2a.Part
+			if i == len(t.lastRun)-1 && len(history) > 0 && history[len(history)-1].Role == a2a.MessageRoleAgent {
+				parts = slices.Clip(history[len(history)-1].Parts) // the last message of both: an append copies
+			} else {
+				parts = partsOf(m)
+			}
 			if p, ok := answerPart(t.answerType, m); ok {
 				parts = append(parts, p)
 			}

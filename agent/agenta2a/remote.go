@@ -57,7 +57,8 @@ type RemoteOptions struct {
 	Key []byte
 	// OnUsage, when set, hears of the usage and cost a remote agent reported for a call, read from the
 	// metadata of its task, status and artifacts ("usage": {"inputTokens", "outputTokens", "totalTokens"},
-	// "cost": {"amount", "currency"}).
+	// "cost": {"amount", "currency"}). They are added to the local run's usage and cost ([agent.ReportUsage])
+	// whether it is set or not.
 	OnUsage func(ctx context.Context, call *toolset.Call, usage chat.Usage, cost agent.Cost)
 }
 

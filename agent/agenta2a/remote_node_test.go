@@ -101,6 +101,7 @@ func TestRemoteJavaScriptServer(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(res.Text(), `answer: "Echo: hello world"`) // three chunks, put together
 		is.Equal(usage, []chat.Usage{{InputTokens: 11, OutputTokens: 5, TotalTokens: 16}})
+		is.Equal(res.Usage, chat.Usage{InputTokens: 211, OutputTokens: 5, TotalTokens: 216}) // two model calls and the remote's
 		is.Equal(cost, []agent.Cost{{Nanos: 2_000_000, Currency: "USD"}})
 	})
 

@@ -40,24 +40,36 @@ func (a *front) Declare() {
 // frontModel passes "ask TEXT" on to the remote tool named tool, and reports what a tool answered.
 func frontModel(tool string) chat.Client {
 	return chattest.FuncModel(func(ctx context.Context, msgs []chat.Message, _ *chat.Options) (*chat.Response, error) {
-		last := msgs[len(msgs)-1]
-		if last.Role == chat.RoleTool {
-			var b strings.Builder
-			for _, p := range last.Parts {
-				if r, ok := p.(chat.ToolResult); ok {
-					if r.Error != "" {
-						fmt.Fprintf(&b, "failed: %s ", r.Error)
-					} else {
-						fmt.Fprintf(&b, "answer: %s ", r.Result)
-					}
+		resp, err := frontAnswer(tool, msgs)
+		if resp != nil {
+			resp.Usage = frontUsage // a round figure, so that a test can tell the remote's usage from the model's
+		}
+		return resp, err
+	})
+}
+
+// frontUsage is the usage of each of frontModel's calls.
+var frontUsage = chat.Usage{InputTokens: 100, TotalTokens: 100}
+
+// frontAnswer is frontModel's answer to msgs.
+func frontAnswer(tool string, msgs []chat.Message) (*chat.Response, error) {
+	last := msgs[len(msgs)-1]
+	if last.Role == chat.RoleTool {
+		var b strings.Builder
+		for _, p := range last.Parts {
+			if r, ok := p.(chat.ToolResult); ok {
+				if r.Error != "" {
+					fmt.Fprintf(&b, "failed: %s ", r.Error)
+				} else {
+					fmt.Fprintf(&b, "answer: %s ", r.Result)
 				}
 			}
-			return chattest.Text(strings.TrimSpace(b.String())), nil
 		}
-		text, _ := strings.CutPrefix(last.Text(), "ask ")
-		args, _ := json.Marshal(map[string]string{"message": text})
-		return chattest.Calls(chattest.Call(fmt.Sprintf("call-%d", len(msgs)), tool, string(args))), nil
-	})
+		return chattest.Text(strings.TrimSpace(b.String())), nil
+	}
+	text, _ := strings.CutPrefix(last.Text(), "ask ")
+	args, _ := json.Marshal(map[string]string{"message": text})
+	return chattest.Calls(chattest.Call(fmt.Sprintf("call-%d", len(msgs)), tool, string(args))), nil
 }
 
 // caller is a local host calling a remote agent through a Remote.
@@ -462,4 +474,36 @@ func TestRemoteNotStreaming(t *testing.T) {
 	defer mu.Unlock()
 	is.True(slices.Contains(methods, "message/send"))
 	is.True(!slices.Contains(methods, "message/stream"))
+}
+
+// freeMeter is a meter whose model calls cost nothing: the cost of a run under it is what its tools report.
+type freeMeter struct{}
+
+func (freeMeter) Begin(context.Context, agent.MeteredRun) (agent.RunMeter, error) {
+	return freeMeter{}, nil
+}
+
+func (freeMeter) Call(ctx context.Context, _ agent.MeteredCall, next func(context.Context) (agent.CallUsage, error)) (agent.Cost, error) {
+	_, err := next(ctx)
+	return agent.Cost{}, err
+}
+
+func (freeMeter) End(context.Context) {}
+
+// The usage and cost a remote reports are the local run's: in its Result beside its own model calls'.
+func TestRemoteUsageInTheRun(t *testing.T) {
+	is := is.New(t)
+	f := newFake(t, false, func(_ context.Context, w http.ResponseWriter, id json.RawMessage, _ string) {
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completed)
+	})
+	remote, err := agenta2a.Dial(context.Background(), f.srv.URL, nil)
+	is.NoErr(err)
+	tools := remote.Tools()
+	h, err := agent.NewHost(&front{}, agent.Config{Tools: []toolset.Source{tools}, Client: frontModel(tools[0].Name), Meter: freeMeter{}})
+	is.NoErr(err)
+	res, err := h.Run(context.Background(), agent.Text("ask hi"))
+	is.NoErr(err)
+	is.Equal(res.Text(), `answer: "fine"`)
+	is.Equal(res.Usage, chat.Usage{InputTokens: 207, OutputTokens: 3, TotalTokens: 210}) // two model calls and the remote's
+	is.Equal(res.Cost, agent.Cost{Nanos: 250_000_000, Currency: "USD"})
 }

@@ -284,11 +284,15 @@ func (o *outcome) answerText() string {
 // conclude turns where the remote task stopped into the call's result: the answer, an error the model reads, or,
 // for input-required, the question surfaced to the user.
 func (r *Remote) conclude(ctx context.Context, call *toolset.Call, o *outcome, err error) (json.RawMessage, error) {
+	if o != nil && o.reported {
+		// What the remote spent counts in the local run, also when the call then failed.
+		agent.ReportUsage(ctx, o.usage, o.cost)
+		if r.opts.OnUsage != nil {
+			r.opts.OnUsage(ctx, call, o.usage, o.cost)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agent %s failed: %w", r.card.Name, err)
-	}
-	if o.reported && r.opts.OnUsage != nil {
-		r.opts.OnUsage(ctx, call, o.usage, o.cost)
 	}
 	switch o.state {
 	case a2a.TaskStateCompleted:

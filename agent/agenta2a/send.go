@@ -25,7 +25,7 @@ type turn struct {
 	h          *Handler
 	settingsID string
 	ref        taskRef
-	before     *taskView
+	before     *taskView // nil for a new task
 	in         input
 	opts       []agent.RunOption
 	rctx       context.Context
@@ -102,15 +102,14 @@ func (h *Handler) prepare(ctx context.Context, p *a2a.MessageSendParams) (*turn,
 			// The next run's start is the entry after the last: the new task's id names it.
 			t.ref.from = lastSeq + 1
 		}
-		t.before = &taskView{ref: t.ref}
 	default:
 		if len(in.answers) > 0 {
 			return nil, invalid("a new task has no requests to answer: send answers with the taskId of the task that asked")
 		}
 		t.ref = taskRef{conversationID: newID()}
-		t.before = &taskView{ref: t.ref}
 	}
-	t.opts = []agent.RunOption{agent.SettingsID(t.settingsID), agent.Conversation(t.ref.conversationID)}
+	t.opts = make([]agent.RunOption, 0, 4+len(in.answers))
+	t.opts = append(t.opts, agent.SettingsID(t.settingsID), agent.Conversation(t.ref.conversationID))
 	if in.text != "" {
 		t.opts = append(t.opts, agent.Text(in.text))
 	}
@@ -158,7 +157,10 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // view is the task as it stands when its run starts: the task before, its new input, and a run going on.
 func (t *turn) view() *taskView {
-	v := *t.before
+	v := taskView{ref: t.ref}
+	if t.before != nil {
+		v = *t.before
+	}
 	v.messages = slices.Clip(v.messages)
 	v.runs++
 	v.running, v.lastRun, v.pending, v.runError = true, nil, nil, ""
@@ -176,22 +178,15 @@ func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 	v := *t.lr.start // others read the start while the run goes on: the end is a copy
 	v.messages = slices.Clip(v.messages)
 	v.lastRun = slices.Clip(v.lastRun)
-	var res agent.Result
-	var err error
-	started := false
+	var (
+		res     *agent.Result
+		err     error
+		started bool
+	)
 	if onUpdate == nil {
-		var got *agent.Result
-		got, err = t.h.host.Run(t.rctx, t.opts...)
-		res = *got
+		res, err = t.h.host.Run(t.rctx, t.opts...)
 	} else {
-		for u, uerr := range t.h.host.RunStream(t.rctx, append(t.opts, agent.ResultInto(&res))...) {
-			if uerr != nil {
-				err = uerr
-				break
-			}
-			started = true
-			onUpdate(u)
-		}
+		res, started, err = t.stream(onUpdate)
 	}
 	if err != nil && !started && res.Messages == nil {
 		if t.rctx.Err() != nil && errors.Is(err, context.Canceled) {
@@ -211,6 +206,21 @@ func (t *turn) run(onUpdate func(chat.Update)) (*taskView, error) {
 	}
 	v.updated = time.Now()
 	return &v, nil
+}
+
+// stream runs the turn streaming its updates to onUpdate, and returns its result, whether it sent an update, and
+// the error it ended with. It is apart from run so that a turn that is not streamed allocates no result of its own.
+func (t *turn) stream(onUpdate func(chat.Update)) (*agent.Result, bool, error) {
+	res := new(agent.Result)
+	started := false
+	for u, err := range t.h.host.RunStream(t.rctx, append(t.opts, agent.ResultInto(res))...) {
+		if err != nil {
+			return res, started, err
+		}
+		started = true
+		onUpdate(u)
+	}
+	return res, started, nil
 }
 
 // newID is a new conversation's id: random, so that no client can guess another's.

@@ -72,7 +72,7 @@ func (a *artifacts) flush() {
 
 // final sends a task's last events: its answer whole, as stored, and its final status.
 func final(v *taskView, emit func(a2a.Event)) {
-	if art := artifactOf(v); art != nil {
+	if art := artifactOf(v, nil); art != nil {
 		emit(&a2a.TaskArtifactUpdateEvent{TaskID: v.ref.id(), ContextID: v.ref.conversationID, Artifact: art, LastChunk: true})
 	}
 	emit(&a2a.TaskStatusUpdateEvent{TaskID: v.ref.id(), ContextID: v.ref.conversationID, Status: statusOf(v), Final: true})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,17 +174,7 @@ func (t *taskView) add(msgs ...chat.Message) {
 		if m.Role != chat.RoleUser && m.Role != chat.RoleAssistant {
 			continue
 		}
-		var parts []chat.Part
-		for _, p := range m.Parts {
-			switch p := p.(type) {
-			case chat.Text:
-				if p.Text != "" {
-					parts = append(parts, p)
-				}
-			case chat.File:
-				parts = append(parts, p)
-			}
-		}
+		parts := shown(m.Parts)
 		if len(parts) == 0 {
 			continue
 		}
@@ -191,6 +182,35 @@ func (t *taskView) add(msgs ...chat.Message) {
 		t.messages = append(t.messages, m)
 		t.lastRun = append(t.lastRun, m)
 	}
+}
+
+// shown returns the text and files of parts: parts itself when it holds nothing else, as an answer of text
+// does, so that a turn copies no parts.
+func shown(parts []chat.Part) []chat.Part {
+	keep := func(p chat.Part) bool {
+		switch p := p.(type) {
+		case chat.Text:
+			return p.Text != ""
+		case chat.File:
+			return true
+		}
+		return false
+	}
+	i := 0
+	for i < len(parts) && keep(parts[i]) {
+		i++
+	}
+	if i == len(parts) {
+		return slices.Clip(parts)
+	}
+	out := make([]chat.Part, 0, len(parts))
+	out = append(out, parts[:i]...)
+	for _, p := range parts[i+1:] {
+		if keep(p) {
+			out = append(out, p) // the interface value itself: no new box
+		}
+	}
+	return out
 }
 
 // state is the task's A2A state.
