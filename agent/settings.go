@@ -130,10 +130,10 @@ func (r *resolved) apply(layer string, doc json.RawMessage, configurable []strin
 
 func (r *resolved) applyField(key string, v json.RawMessage, configurable []string) error {
 	switch key {
-	case OptionProvider, OptionModel, OptionFallback, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed, OptionStop:
+	case optionProvider, optionModel, optionFallback, optionTemperature, optionTopP, optionMaxTokens, optionSeed, optionStop:
 		gate := key
-		if key == OptionFallback {
-			gate = OptionModel // a tenant that may choose its model may choose what follows it
+		if key == optionFallback {
+			gate = optionModel // a tenant that may choose its model may choose what follows it
 		}
 		if !slices.Contains(configurable, gate) {
 			return fmt.Errorf("the agent does not let settings change this option")
@@ -141,21 +141,21 @@ func (r *resolved) applyField(key string, v json.RawMessage, configurable []stri
 	}
 	o := &r.opts
 	switch key {
-	case OptionProvider:
+	case optionProvider:
 		return json.Unmarshal(v, &r.provider)
-	case OptionModel:
+	case optionModel:
 		return json.Unmarshal(v, &o.Model)
-	case OptionFallback:
+	case optionFallback:
 		return unmarshalRoutes(v, &r.fallback)
-	case OptionTemperature:
+	case optionTemperature:
 		return unmarshalPtr(v, &o.Temperature)
-	case OptionTopP:
+	case optionTopP:
 		return unmarshalPtr(v, &o.TopP)
-	case OptionMaxTokens:
+	case optionMaxTokens:
 		return unmarshalPtr(v, &o.MaxTokens)
-	case OptionSeed:
+	case optionSeed:
 		return unmarshalPtr(v, &o.Seed)
-	case OptionStop:
+	case optionStop:
 		return json.Unmarshal(v, &o.Stop)
 	case SettingMaxIterations:
 		return unmarshalCount(v, &r.limits.maxIterations, 1)
@@ -181,8 +181,8 @@ func (r *resolved) applyField(key string, v json.RawMessage, configurable []stri
 	return fmt.Errorf("unknown setting; known: %s", strings.Join(knownSettings, ", "))
 }
 
-var knownSettings = []string{OptionProvider, OptionModel, OptionFallback, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed,
-	OptionStop, SettingMaxIterations, SettingMaxRetries, SettingMaxConsecutiveErrors, SettingConcurrentTools, SettingTools}
+var knownSettings = []string{optionProvider, optionModel, optionFallback, optionTemperature, optionTopP, optionMaxTokens, optionSeed,
+	optionStop, SettingMaxIterations, SettingMaxRetries, SettingMaxConsecutiveErrors, SettingConcurrentTools, SettingTools}
 
 // unmarshalPtr sets *p from v; null clears it (back to the provider's default).
 func unmarshalPtr[T any](v json.RawMessage, p **T) error {

@@ -7,14 +7,13 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/storage"
 )
 
 // DefaultOperatorSettings are the settings of an agent only the operator may change through the settings route
 // when Options.OperatorSettings is nil: which provider serves the agent and its fallback list, which decide whose
 // account and which prices a tenant's runs spend. A tenant's budget is operator-only too, whatever the option.
-var DefaultOperatorSettings = []string{agent.OptionProvider, agent.OptionFallback}
+var DefaultOperatorSettings = []string{"provider", "fallback"} // the settings names of the chat options
 
 // errOperatorOnly answers a tenant's request to change what only the operator may.
 func errOperatorOnly(detail string) error {
