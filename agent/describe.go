@@ -76,10 +76,10 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 			props[optionFallback] = chatOptions[optionFallback]
 		}
 	}
-	props[SettingMaxIterations] = map[string]any{"type": "integer", "minimum": 1}
-	props[SettingMaxRetries] = map[string]any{"type": "integer", "minimum": 0}
-	props[SettingMaxConsecutiveErrors] = map[string]any{"type": "integer", "minimum": 0}
-	props[SettingConcurrentTools] = map[string]any{"type": "boolean"}
+	props[settingMaxIterations] = map[string]any{"type": "integer", "minimum": 1}
+	props[settingMaxRetries] = map[string]any{"type": "integer", "minimum": 0}
+	props[settingMaxConsecutiveErrors] = map[string]any{"type": "integer", "minimum": 0}
+	props[settingConcurrentTools] = map[string]any{"type": "boolean"}
 	toolProps := map[string]any{}
 	for _, t := range tools {
 		if len(t.SettingsSchema) == 0 {
@@ -90,7 +90,7 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 			toolProps[t.ID] = t.SettingsSchema
 		}
 	}
-	props[SettingTools] = map[string]any{"type": "object", "properties": toolProps, "additionalProperties": false}
+	props[settingTools] = map[string]any{"type": "object", "properties": toolProps, "additionalProperties": false}
 	return json.Marshal(map[string]any{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
 		"title":                h.decl.Name + " settings",
