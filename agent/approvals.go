@@ -11,8 +11,8 @@ import (
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
-// DeniedText is what the model reads of a rejected call when the answer gives no reason.
-const DeniedText = "The tool call was denied."
+// deniedText is what the model reads of a rejected call when the answer gives no reason.
+const deniedText = "The tool call was denied."
 
 // unansweredText is what the model reads of a call whose request the next run did not answer.
 const unansweredText = "The tool call was not run: nobody approved it."
@@ -96,7 +96,7 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			case Allow:
 				decided = append(decided, resolution{req: r, approved: true})
 			case Deny:
-				decided = append(decided, resolution{req: r, reason: DeniedText})
+				decided = append(decided, resolution{req: r, reason: deniedText})
 			default:
 				asked = append(asked, r)
 			}
@@ -205,14 +205,14 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 		case r.answered:
 			res.approved, res.reason = r.answer.Approved, r.answer.Reason
 			if !res.approved && res.reason == "" {
-				res.reason = DeniedText
+				res.reason = deniedText
 			}
 		default:
 			switch a.session.decide(ctx, a.ask.h.cfg.Rules, a.tool(r.req.ToolID, &chat.Options{Tools: a.shown.visible}), r.req) {
 			case Allow:
 				res.approved = true
 			case Deny:
-				res.reason = DeniedText
+				res.reason = deniedText
 			default:
 				res.reason = unansweredText
 			}
