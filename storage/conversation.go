@@ -68,7 +68,7 @@ type ConversationInfo struct {
 	// CreatedAt is when the conversation's first entry was stored.
 	CreatedAt time.Time
 	// UpdatedAt is when an entry that moves it was last stored (see
-	// EntryType.Touches: input, run start and end, not each step); List
+	// storeutil.Touches: input, run start and end, not each step); List
 	// orders by it.
 	UpdatedAt time.Time
 	// LastSeq is the sequence number of its last entry.

@@ -166,7 +166,7 @@ func (s *Store) appendLocked(c storage.Claim, out []storage.Entry) ([]storage.En
 		conv.createdAt, conv.updatedAt = now, now
 	}
 	for i := range out {
-		if out[i].Type.Touches() {
+		if storeutil.Touches(out[i].Type) {
 			conv.updatedAt = now
 		}
 		out[i].Seq = next + int64(i)

@@ -252,7 +252,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		if e.Type == storage.EntrySummary {
 			lastSummary = int64(i + 1)
 		}
-		touches = touches || e.Type.Touches()
+		touches = touches || storeutil.Touches(e.Type)
 		out[i] = e
 	}
 	if len(out) == 0 {
@@ -281,7 +281,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		queueBudgetEnd(b, c, e)
 	}
 	if release {
-		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, "", "", "user", storage.EntrySteering.Touches())
+		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, "", "", "user", storeutil.Touches(storage.EntrySteering))
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
