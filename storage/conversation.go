@@ -44,22 +44,8 @@ type ListOptions struct {
 	After string
 }
 
-// DefaultListLimit and MaxListLimit bound a page of List.
-const (
-	DefaultListLimit = 50
-	MaxListLimit     = 1000
-)
-
-// PageLimit returns the page size List uses for opts.
-func (o ListOptions) PageLimit() int {
-	switch {
-	case o.Limit <= 0:
-		return DefaultListLimit
-	case o.Limit > MaxListLimit:
-		return MaxListLimit
-	}
-	return o.Limit
-}
+// MaxListLimit is the largest page of List.
+const MaxListLimit = 1000
 
 // ConversationInfo describes one conversation in a List.
 type ConversationInfo struct {

@@ -10,13 +10,6 @@ import (
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
-func TestPageLimit(t *testing.T) {
-	is := is.New(t)
-	for _, tt := range []struct{ limit, want int }{{0, 50}, {-3, 50}, {1, 1}, {1000, 1000}, {5000, 1000}} {
-		is.Equal(storage.ListOptions{Limit: tt.limit}.PageLimit(), tt.want)
-	}
-}
-
 func TestCheckIDs(t *testing.T) {
 	is := is.New(t)
 	is.NoErr(storage.CheckIDs("t", "c"))

@@ -464,13 +464,13 @@ func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOp
 	}
 	b := tenantBatch(settingsID)
 	if opts.After == "" {
-		b.Queue(qList, settingsID, opts.PageLimit())
+		b.Queue(qList, settingsID, storeutil.PageLimit(opts))
 	} else {
 		at, id, err := cursor.Decode(opts.After)
 		if err != nil {
 			return nil, err
 		}
-		b.Queue(qListAfter, settingsID, opts.PageLimit(), at, id)
+		b.Queue(qListAfter, settingsID, storeutil.PageLimit(opts), at, id)
 	}
 	var out []storage.ConversationInfo
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
