@@ -64,36 +64,6 @@ func ParseBudgetLimits(data []byte) (BudgetLimits, error) {
 	return l, nil
 }
 
-// Window returns the limit of window w ("day", "month", "conversation", "run"), or nil.
-func (l BudgetLimits) Window(w string) *BudgetLimit {
-	switch w {
-	case WindowDay:
-		return l.Day
-	case WindowMonth:
-		return l.Month
-	case WindowConversation:
-		return l.Conversation
-	case WindowRun:
-		return l.Run
-	}
-	return nil
-}
-
-// Caps returns the window's token and cost caps (cost in billionths of the currency); -1 means none.
-func (b *BudgetLimit) Caps() (tokens, nanos int64) {
-	tokens, nanos = -1, -1
-	if b == nil {
-		return
-	}
-	if b.Tokens != nil && *b.Tokens >= 0 {
-		tokens = *b.Tokens
-	}
-	if b.Cost != nil && *b.Cost >= 0 {
-		nanos = int64(math.Round(*b.Cost * 1e9))
-	}
-	return
-}
-
 // BudgetSpend is what model calls used or may use.
 type BudgetSpend struct {
 	// Tokens counts input and output tokens.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // DefaultOperatorSettings are the settings of an agent only the operator may change through the settings route
@@ -113,7 +114,7 @@ func (h *Handler) getBudget(w http.ResponseWriter, r *http.Request) error {
 		if !wu.ResetAt.IsZero() {
 			wj.ResetAt = &wu.ResetAt
 		}
-		tokens, nanos := u.Limits.Window(wu.Window).Caps()
+		tokens, nanos := storeutil.WindowCaps(u.Limits, wu.Window)
 		held := u.Reserved
 		if wu.Window == storage.WindowConversation {
 			held = storage.BudgetSpend{} // a conversation's own run is not told apart: its limit shows what is settled
