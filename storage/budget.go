@@ -2,10 +2,8 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -48,20 +46,6 @@ type BudgetLimits struct {
 type BudgetLimit struct {
 	Tokens *int64   `json:"tokens,omitempty"`
 	Cost   *float64 `json:"cost,omitempty"`
-}
-
-// ParseBudgetLimits reads a budget document's data; it reports ErrInvalid for data that is not one.
-func ParseBudgetLimits(data []byte) (BudgetLimits, error) {
-	var l BudgetLimits
-	if err := json.Unmarshal(data, &l); err != nil {
-		return BudgetLimits{}, fmt.Errorf("storage: budget: %v: %w", err, ErrInvalid)
-	}
-	for _, w := range []*BudgetLimit{l.Day, l.Month, l.Conversation, l.Run} {
-		if w != nil && w.Cost != nil && (math.IsNaN(*w.Cost) || math.IsInf(*w.Cost, 0) || *w.Cost > 9e9) {
-			return BudgetLimits{}, fmt.Errorf("storage: budget: cost %v: %w", *w.Cost, ErrInvalid)
-		}
-	}
-	return l, nil
 }
 
 // BudgetSpend is what model calls used or may use.

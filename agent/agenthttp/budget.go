@@ -149,7 +149,7 @@ func (h *Handler) putBudget(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(data, &l); err != nil {
 		return err
 	}
-	if _, err := storage.ParseBudgetLimits(data); err != nil {
+	if _, err := storeutil.ParseBudgetLimits(data); err != nil {
 		return &fieldError{Pointer: "", Detail: err.Error()}
 	}
 	ctx := r.Context()

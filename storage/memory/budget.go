@@ -51,7 +51,7 @@ func (s *Store) budgetLimits(settingsID string, defaults storage.BudgetLimits) (
 	if !ok {
 		return defaults, nil
 	}
-	l, err := storage.ParseBudgetLimits(doc.Data)
+	l, err := storeutil.ParseBudgetLimits(doc.Data)
 	if err != nil {
 		return storage.BudgetLimits{}, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 	}
