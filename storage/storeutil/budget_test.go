@@ -1,6 +1,7 @@
 package storeutil_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/matryer/is"
@@ -30,5 +31,17 @@ func TestWindowCaps(t *testing.T) {
 		gotTokens, gotNanos := storeutil.WindowCaps(limits, tt.window)
 		is.Equal(gotTokens, tt.tokens)
 		is.Equal(gotNanos, tt.nanos)
+	}
+}
+
+func TestParseBudgetLimits(t *testing.T) {
+	is := is.New(t)
+	l, err := storeutil.ParseBudgetLimits([]byte(`{"day":{"tokens":10},"live_runs":2}`))
+	is.NoErr(err)
+	is.Equal(*l.Day.Tokens, int64(10))
+	is.Equal(*l.LiveRuns, int64(2))
+	for _, data := range []string{`[]`, `{"month":{"cost":1e10}}`, `{"run":{"tokens":"ten"}}`} {
+		_, err := storeutil.ParseBudgetLimits([]byte(data))
+		is.True(errors.Is(err, storage.ErrInvalid)) // not a budget document
 	}
 }
