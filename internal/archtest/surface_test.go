@@ -11,7 +11,7 @@ import (
 // may come to depend on. A name only sibling packages need goes to an internal package, or is unexported, rather
 // than raising a bound; lower a bound when names go.
 const (
-	maxAgentNames   = 299
+	maxAgentNames   = 298
 	maxStorageNames = 194
 )
 
