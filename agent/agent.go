@@ -100,7 +100,7 @@ func (a *Agent) option(name string) *OptionBuilder { return &OptionBuilder{a: a,
 // Configurable opens both "provider" and "model" to settings.
 func (a *Agent) WithModel(provider, model string) *OptionBuilder {
 	a.chat.provider, a.chat.model = provider, model
-	return a.option(OptionModel)
+	return a.option(optionModel)
 }
 
 // WithFallback sets the models a run moves on to, in order, when the model of [Agent.WithModel] keeps failing
@@ -114,31 +114,31 @@ func (a *Agent) WithFallback(routes ...chat.Route) {
 // WithTemperature sets the sampling temperature.
 func (a *Agent) WithTemperature(t float64) *OptionBuilder {
 	a.chat.temperature = &t
-	return a.option(OptionTemperature)
+	return a.option(optionTemperature)
 }
 
 // WithTopP sets nucleus sampling.
 func (a *Agent) WithTopP(p float64) *OptionBuilder {
 	a.chat.topP = &p
-	return a.option(OptionTopP)
+	return a.option(optionTopP)
 }
 
 // WithMaxTokens bounds the tokens of each response.
 func (a *Agent) WithMaxTokens(n int) *OptionBuilder {
 	a.chat.maxTokens = &n
-	return a.option(OptionMaxTokens)
+	return a.option(optionMaxTokens)
 }
 
 // WithSeed asks the provider for reproducible sampling.
 func (a *Agent) WithSeed(seed int64) *OptionBuilder {
 	a.chat.seed = &seed
-	return a.option(OptionSeed)
+	return a.option(optionSeed)
 }
 
 // WithStop sets stop sequences.
 func (a *Agent) WithStop(stop ...string) *OptionBuilder {
 	a.chat.stop = stop
-	return a.option(OptionStop)
+	return a.option(optionStop)
 }
 
 // WithMaxIterations bounds the model calls of one run (default 40). Run options are always open to settings.
@@ -191,15 +191,15 @@ func (a *Agent) DeclaredTools(d Declarer, n int, build func([]*toolset.ToolBuild
 
 // The names of the chat options in settings documents and in [Declaration.Configurable].
 const (
-	OptionProvider = "provider"
-	OptionModel    = "model"
-	// OptionFallback is open to settings wherever OptionModel is.
-	OptionFallback    = "fallback"
-	OptionTemperature = "temperature"
-	OptionTopP        = "top_p"
-	OptionMaxTokens   = "max_tokens"
-	OptionSeed        = "seed"
-	OptionStop        = "stop"
+	optionProvider = "provider"
+	optionModel    = "model"
+	// optionFallback is open to settings wherever optionModel is.
+	optionFallback    = "fallback"
+	optionTemperature = "temperature"
+	optionTopP        = "top_p"
+	optionMaxTokens   = "max_tokens"
+	optionSeed        = "seed"
+	optionStop        = "stop"
 )
 
 // declare runs the agent's Declare once and returns the recorded values.
@@ -235,8 +235,8 @@ func declare(d Declarer) (a *Agent, err error) {
 		return nil, err
 	}
 	// WithModel marked Configurable opens the provider too.
-	if slices.Contains(a.configurable, OptionModel) && !slices.Contains(a.configurable, OptionProvider) {
-		a.configurable = append(a.configurable, OptionProvider)
+	if slices.Contains(a.configurable, optionModel) && !slices.Contains(a.configurable, optionProvider) {
+		a.configurable = append(a.configurable, optionProvider)
 	}
 	a.declared = true
 	return a, nil

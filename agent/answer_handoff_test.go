@@ -23,7 +23,7 @@ func TestAnswerAfterHandoff(t *testing.T) {
 		ctx := context.Background()
 		triageModel := chattest.NewScript(answerReply(agent.AnswerTool, goodVerdict), answerReply(agent.AnswerPrompted, assigned))
 		triage := triageHost(t, triageModel, agent.AnswerNative, 2, agent.Config{Store: store})
-		name := agent.HandoffToolPrefix + "triage"
+		name := "handoff_to_triage"
 		frontModel := chattest.NewScript(chattest.Calls(chattest.Call("h1", name, `{"reason":"a ticket"}`)))
 		front := namedHost(t, "frontdesk", frontModel, agent.Config{Store: store, Handoffs: []agent.Handoff{{To: triage}}})
 

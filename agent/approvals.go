@@ -11,8 +11,8 @@ import (
 	"github.com/typeshift-go/typeshift/toolset"
 )
 
-// DeniedText is what the model reads of a rejected call when the answer gives no reason.
-const DeniedText = "The tool call was denied."
+// deniedText is what the model reads of a rejected call when the answer gives no reason.
+const deniedText = "The tool call was denied."
 
 // unansweredText is what the model reads of a call whose request the next run did not answer.
 const unansweredText = "The tool call was not run: nobody approved it."
@@ -96,7 +96,7 @@ func (a *approvals) run(ctx context.Context, msgs []chat.Message, opts *chat.Opt
 			case Allow:
 				decided = append(decided, resolution{req: r, approved: true})
 			case Deny:
-				decided = append(decided, resolution{req: r, reason: DeniedText})
+				decided = append(decided, resolution{req: r, reason: deniedText})
 			default:
 				asked = append(asked, r)
 			}
@@ -205,14 +205,14 @@ func (a *approvals) bind(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 		case r.answered:
 			res.approved, res.reason = r.answer.Approved, r.answer.Reason
 			if !res.approved && res.reason == "" {
-				res.reason = DeniedText
+				res.reason = deniedText
 			}
 		default:
 			switch a.session.decide(ctx, a.ask.h.cfg.Rules, a.tool(r.req.ToolID, &chat.Options{Tools: a.shown.visible}), r.req) {
 			case Allow:
 				res.approved = true
 			case Deny:
-				res.reason = DeniedText
+				res.reason = deniedText
 			default:
 				res.reason = unansweredText
 			}
@@ -307,31 +307,30 @@ func sentence(text string) string {
 	return text + "."
 }
 
-// RejectedFunc is told of a call of its tool that needed approval and was not approved: rejected by an answer, a
-// rule or the run's mode, or left unanswered. call.Run describes the run that resolved it; reason is what the
-// model reads.
-type RejectedFunc func(ctx context.Context, call *toolset.Call, reason string)
+// rejectedFunc is what OnRejected keeps in a tool's State.
+type rejectedFunc func(ctx context.Context, call *toolset.Call, reason string)
 
-// rejectedKey is the key of a tool's RejectedFunc in its toolset.State.
+// rejectedKey is the key of a tool's rejectedFunc in its toolset.State.
 type rejectedKey struct{}
 
 // OnRejected makes f hear of each call of t that is resolved as not approved, in the run that resolves it, before
 // the model reads the rejection. A tool whose approval stands for something outside the run (a request of an agent
 // working in the background) uses it to pass the rejection on. It is kept in t.State, so every prefixed or renamed
-// copy of t shares it; t.State must not be nil.
-func OnRejected(t *toolset.Tool, f RejectedFunc) {
+// copy of t shares it; t.State must not be nil. The call is rejected by an answer, a rule or the run's mode, or
+// left unanswered; call.Run describes the run that resolved it; reason is what the model reads.
+func OnRejected(t *toolset.Tool, f func(ctx context.Context, call *toolset.Call, reason string)) {
 	if t != nil && t.State != nil {
-		t.State.SetValue(rejectedKey{}, f)
+		t.State.SetValue(rejectedKey{}, rejectedFunc(f))
 	}
 }
 
-// notifyRejected calls the RejectedFunc of t, if it has one.
+// notifyRejected calls the rejectedFunc of t, if it has one.
 func notifyRejected(ctx context.Context, t *toolset.Tool, call *toolset.Call, reason string) {
 	if t == nil || t.State == nil {
 		return
 	}
 	if v, ok := t.State.Value(rejectedKey{}); ok {
-		if f, ok := v.(RejectedFunc); ok && f != nil {
+		if f, ok := v.(rejectedFunc); ok && f != nil {
 			f(ctx, call, reason)
 		}
 	}

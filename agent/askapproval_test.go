@@ -16,7 +16,7 @@ import (
 )
 
 // A request AskApproval leaves open is pending in the conversation; approved, its call runs once; rejected, the
-// tool's RejectedFunc hears of it. It needs a store and a free conversation.
+// tool's OnRejected func hears of it. It needs a store and a free conversation.
 func TestAskApproval(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()

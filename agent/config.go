@@ -46,7 +46,7 @@ type Config struct {
 	// Store keeps the conversations of runs with a [Conversation] id, and, unless Settings is set, the stored
 	// settings. See docs/conversations.md.
 	Store storage.Store
-	// LeaseTTL is how long a run's claim on its conversation lasts unless renewed; zero means DefaultLeaseTTL.
+	// LeaseTTL is how long a run's claim on its conversation lasts unless renewed; zero means 30 seconds.
 	// A crashed process's conversations are free again after it.
 	LeaseTTL time.Duration
 	// Owner names this process in the claims it takes, for people reading the store; "" means host:pid:agent.
@@ -100,10 +100,10 @@ type Config struct {
 	Handoffs []Handoff
 }
 
-// DefaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
+// defaultLeaseTTL is how long a run's claim on its conversation lasts unless renewed, when Config.LeaseTTL is
 // zero. The host renews its runs' claims every third of it, all together (see lease.go); a crashed process's
 // conversation is free again after it.
-const DefaultLeaseTTL = 30 * time.Second
+const defaultLeaseTTL = 30 * time.Second
 
 // Handoff is an agent a host may hand its conversations to. See docs/handoff.md.
 type Handoff struct {
@@ -218,5 +218,5 @@ func (h *Host) leaseTTL() time.Duration {
 	if h.cfg.LeaseTTL > 0 {
 		return h.cfg.LeaseTTL
 	}
-	return DefaultLeaseTTL
+	return defaultLeaseTTL
 }

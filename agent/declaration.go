@@ -12,8 +12,9 @@ type Declaration struct {
 	Name string
 	// Uses describes the toolset uses in the order Declare makes them.
 	Uses []UseDeclaration
-	// Configurable lists the chat options a tenant may set, by their settings names (see [OptionModel] and the
-	// other Option constants). Nil means: those the chains marked Configurable.
+	// Configurable lists the chat options a tenant may set, by their settings names:
+	// "provider", "model", "fallback", "temperature", "top_p", "max_tokens", "seed", "stop". Nil means: those the
+	// chains marked Configurable.
 	Configurable []string
 	// SettingsKind is the kind under which the agent's settings are stored, such as "example.com/support.Support".
 	// Empty means the agent's Name.

@@ -99,7 +99,7 @@ func TestRuleFor(t *testing.T) {
 		want    string
 	}{
 		{"allowed by its arguments", oldTickets, `{"number":4711,"reason":"done"}`, false, 0, ""},
-		{"denied by its arguments", oldTickets, `{"number":4714,"reason":"spam"}`, true, 0, agent.DeniedText},
+		{"denied by its arguments", oldTickets, `{"number":4714,"reason":"spam"}`, true, 0, "The tool call was denied."}, // what the model reads of a call denied without a reason
 		{"left to the person", oldTickets, `{"number":4714,"reason":"done"}`, true, 1, ""},
 		{"a rule of another input type asks", wrongType, `{"number":4711,"reason":"done"}`, true, 1, ""},
 		{"a rule of another tool asks", otherTool, `{"number":4711,"reason":"done"}`, true, 1, ""},

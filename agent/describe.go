@@ -54,32 +54,32 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 	props := map[string]any{}
 	nullable := func(t string) map[string]any { return map[string]any{"type": []string{t, "null"}} }
 	chatOptions := map[string]map[string]any{
-		OptionProvider: {"type": "string"},
-		OptionModel:    {"type": "string"},
-		OptionFallback: {"type": []string{"array", "null"}, "maxItems": maxFallback, "items": map[string]any{
+		optionProvider: {"type": "string"},
+		optionModel:    {"type": "string"},
+		optionFallback: {"type": []string{"array", "null"}, "maxItems": maxFallback, "items": map[string]any{
 			"type":                 "object",
 			"properties":           map[string]any{"provider": map[string]any{"type": "string"}, "model": map[string]any{"type": "string", "minLength": 1}},
 			"required":             []string{"model"},
 			"additionalProperties": false,
 		}},
-		OptionTemperature: nullable("number"),
-		OptionTopP:        nullable("number"),
-		OptionMaxTokens:   nullable("integer"),
-		OptionSeed:        nullable("integer"),
-		OptionStop:        {"type": "array", "items": map[string]any{"type": "string"}},
+		optionTemperature: nullable("number"),
+		optionTopP:        nullable("number"),
+		optionMaxTokens:   nullable("integer"),
+		optionSeed:        nullable("integer"),
+		optionStop:        {"type": "array", "items": map[string]any{"type": "string"}},
 	}
 	for _, name := range h.decl.Configurable {
 		if s, ok := chatOptions[name]; ok {
 			props[name] = s
 		}
-		if name == OptionModel {
-			props[OptionFallback] = chatOptions[OptionFallback]
+		if name == optionModel {
+			props[optionFallback] = chatOptions[optionFallback]
 		}
 	}
-	props[SettingMaxIterations] = map[string]any{"type": "integer", "minimum": 1}
-	props[SettingMaxRetries] = map[string]any{"type": "integer", "minimum": 0}
-	props[SettingMaxConsecutiveErrors] = map[string]any{"type": "integer", "minimum": 0}
-	props[SettingConcurrentTools] = map[string]any{"type": "boolean"}
+	props[settingMaxIterations] = map[string]any{"type": "integer", "minimum": 1}
+	props[settingMaxRetries] = map[string]any{"type": "integer", "minimum": 0}
+	props[settingMaxConsecutiveErrors] = map[string]any{"type": "integer", "minimum": 0}
+	props[settingConcurrentTools] = map[string]any{"type": "boolean"}
 	toolProps := map[string]any{}
 	for _, t := range tools {
 		if len(t.SettingsSchema) == 0 {
@@ -90,7 +90,7 @@ func (h *Host) SettingsSchema(ctx context.Context, settingsID string) (json.RawM
 			toolProps[t.ID] = t.SettingsSchema
 		}
 	}
-	props[SettingTools] = map[string]any{"type": "object", "properties": toolProps, "additionalProperties": false}
+	props[settingTools] = map[string]any{"type": "object", "properties": toolProps, "additionalProperties": false}
 	return json.Marshal(map[string]any{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
 		"title":                h.decl.Name + " settings",

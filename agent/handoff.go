@@ -111,7 +111,7 @@ func newHandoffTool(name string, t Handoff) *toolset.Tool {
 }
 
 // handoffToolName is handoff_to_ and name in snake case, keeping only what tool names allow.
-func handoffToolName(name string) string { return agentToolName(HandoffToolPrefix, name) }
+func handoffToolName(name string) string { return agentToolName(handoffToolPrefix, name) }
 
 // agentToolName is the name of a tool that stands for an agent (a handoff or a sub-agent tool): prefix and the
 // agent's name in snake case, keeping only lower-case letters and digits, with one underscore for each run of

@@ -10,9 +10,9 @@ import (
 	"github.com/typeshift-go/typeshift/toolset/tooljson"
 )
 
-// HandoffToolPrefix begins the name of every handoff tool: handoff_to_ and the target agent's name in snake case.
+// handoffToolPrefix begins the name of every handoff tool: handoff_to_ and the target agent's name in snake case.
 // The name is reserved: the analyzer reports a tool of one's own that takes it.
-const HandoffToolPrefix = "handoff_to_"
+const handoffToolPrefix = "handoff_to_"
 
 // MaxHandoffs is how many times one run may be handed on. A handoff call beyond it is answered with a
 // [HandoffLimitError] the model reads, and the agent that made it goes on.
@@ -105,7 +105,7 @@ func (r *routing) handOffCalls(ask *runAsk, calls []chat.ToolCall, offered []*to
 	var to *Host
 	var reason string
 	for i, c := range calls {
-		if !strings.HasPrefix(c.Name, HandoffToolPrefix) || findTool(offered, c.Name) == nil {
+		if !strings.HasPrefix(c.Name, handoffToolPrefix) || findTool(offered, c.Name) == nil {
 			continue
 		}
 		t := ask.h.handoffTarget(c.Name)
@@ -127,7 +127,7 @@ func (r *routing) handOffCalls(ask *runAsk, calls []chat.ToolCall, offered []*to
 		switch {
 		case i == first:
 			results[i] = chat.ToolResult{CallID: c.ID, Result: handoffResult(ask.name(), to.decl.Name, reason)}
-		case strings.HasPrefix(c.Name, HandoffToolPrefix):
+		case strings.HasPrefix(c.Name, handoffToolPrefix):
 			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s", to.decl.Name)}
 		default:
 			results[i] = chat.ToolResult{CallID: c.ID, Error: fmt.Sprintf("not run: the conversation was handed off to %s, which decides what to do", to.decl.Name)}

@@ -30,12 +30,12 @@ func (f SettingsFunc) Settings(ctx context.Context, settingsID, kind string) (js
 
 // The names of the run options in settings documents. Run options are always open to settings.
 const (
-	SettingMaxIterations        = "max_iterations"
-	SettingMaxRetries           = "max_retries"
-	SettingMaxConsecutiveErrors = "max_consecutive_errors"
-	SettingConcurrentTools      = "concurrent_tools"
-	// SettingTools holds per-tool overrides: an object keyed by tool ID or by the tool's name as offered.
-	SettingTools = "tools"
+	settingMaxIterations        = "max_iterations"
+	settingMaxRetries           = "max_retries"
+	settingMaxConsecutiveErrors = "max_consecutive_errors"
+	settingConcurrentTools      = "concurrent_tools"
+	// settingTools holds per-tool overrides: an object keyed by tool ID or by the tool's name as offered.
+	settingTools = "tools"
 )
 
 // SettingsError reports a settings document that cannot be applied.
@@ -78,9 +78,9 @@ type limits struct {
 
 // The package defaults of the run options.
 const (
-	DefaultMaxIterations        = 40
-	DefaultMaxRetries           = 3
-	DefaultMaxConsecutiveErrors = 3
+	defaultMaxIterations        = 40
+	defaultMaxRetries           = 3
+	defaultMaxConsecutiveErrors = 3
 )
 
 // codeDefaults returns the options the agent's code sets: the first layer.
@@ -93,7 +93,7 @@ func codeDefaults(a *Agent) resolved {
 	r.opts.Seed = a.chat.seed
 	r.opts.Stop = a.chat.stop
 	r.opts.Instructions = a.instructions
-	r.limits = limits{DefaultMaxIterations, DefaultMaxRetries, DefaultMaxConsecutiveErrors, a.runOpts.concurrentTools}
+	r.limits = limits{defaultMaxIterations, defaultMaxRetries, defaultMaxConsecutiveErrors, a.runOpts.concurrentTools}
 	if p := a.runOpts.maxIterations; p != nil {
 		r.limits.maxIterations = *p
 	}
@@ -130,10 +130,10 @@ func (r *resolved) apply(layer string, doc json.RawMessage, configurable []strin
 
 func (r *resolved) applyField(key string, v json.RawMessage, configurable []string) error {
 	switch key {
-	case OptionProvider, OptionModel, OptionFallback, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed, OptionStop:
+	case optionProvider, optionModel, optionFallback, optionTemperature, optionTopP, optionMaxTokens, optionSeed, optionStop:
 		gate := key
-		if key == OptionFallback {
-			gate = OptionModel // a tenant that may choose its model may choose what follows it
+		if key == optionFallback {
+			gate = optionModel // a tenant that may choose its model may choose what follows it
 		}
 		if !slices.Contains(configurable, gate) {
 			return fmt.Errorf("the agent does not let settings change this option")
@@ -141,31 +141,31 @@ func (r *resolved) applyField(key string, v json.RawMessage, configurable []stri
 	}
 	o := &r.opts
 	switch key {
-	case OptionProvider:
+	case optionProvider:
 		return json.Unmarshal(v, &r.provider)
-	case OptionModel:
+	case optionModel:
 		return json.Unmarshal(v, &o.Model)
-	case OptionFallback:
+	case optionFallback:
 		return unmarshalRoutes(v, &r.fallback)
-	case OptionTemperature:
+	case optionTemperature:
 		return unmarshalPtr(v, &o.Temperature)
-	case OptionTopP:
+	case optionTopP:
 		return unmarshalPtr(v, &o.TopP)
-	case OptionMaxTokens:
+	case optionMaxTokens:
 		return unmarshalPtr(v, &o.MaxTokens)
-	case OptionSeed:
+	case optionSeed:
 		return unmarshalPtr(v, &o.Seed)
-	case OptionStop:
+	case optionStop:
 		return json.Unmarshal(v, &o.Stop)
-	case SettingMaxIterations:
+	case settingMaxIterations:
 		return unmarshalCount(v, &r.limits.maxIterations, 1)
-	case SettingMaxRetries:
+	case settingMaxRetries:
 		return unmarshalCount(v, &r.limits.maxRetries, 0)
-	case SettingMaxConsecutiveErrors:
+	case settingMaxConsecutiveErrors:
 		return unmarshalCount(v, &r.limits.maxConsecutiveErrors, 0)
-	case SettingConcurrentTools:
+	case settingConcurrentTools:
 		return json.Unmarshal(v, &r.limits.concurrentTools)
-	case SettingTools:
+	case settingTools:
 		var tools map[string]json.RawMessage
 		if err := json.Unmarshal(v, &tools); err != nil {
 			return fmt.Errorf("must be an object keyed by tool: %w", err)
@@ -181,8 +181,8 @@ func (r *resolved) applyField(key string, v json.RawMessage, configurable []stri
 	return fmt.Errorf("unknown setting; known: %s", strings.Join(knownSettings, ", "))
 }
 
-var knownSettings = []string{OptionProvider, OptionModel, OptionFallback, OptionTemperature, OptionTopP, OptionMaxTokens, OptionSeed,
-	OptionStop, SettingMaxIterations, SettingMaxRetries, SettingMaxConsecutiveErrors, SettingConcurrentTools, SettingTools}
+var knownSettings = []string{optionProvider, optionModel, optionFallback, optionTemperature, optionTopP, optionMaxTokens, optionSeed,
+	optionStop, settingMaxIterations, settingMaxRetries, settingMaxConsecutiveErrors, settingConcurrentTools, settingTools}
 
 // unmarshalPtr sets *p from v; null clears it (back to the provider's default).
 func unmarshalPtr[T any](v json.RawMessage, p **T) error {

@@ -92,7 +92,7 @@ func TestApprovalStageAlone(t *testing.T) {
 		result  string // what the model reads of the call, when the stage decided it
 	}{
 		{"a rule allows: the call runs and another pass starts", []Rule{AllowTool("close")}, 2, 0, `{"n":1}`},
-		{"a rule denies: the call is rejected and another pass starts", []Rule{DenyTool("close")}, 2, 0, DeniedText},
+		{"a rule denies: the call is rejected and another pass starts", []Rule{DenyTool("close")}, 2, 0, deniedText},
 		{"nobody decides: the request is left pending", nil, 1, 1, ""},
 	}
 	for _, tt := range tests {

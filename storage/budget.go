@@ -2,10 +2,8 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -48,50 +46,6 @@ type BudgetLimits struct {
 type BudgetLimit struct {
 	Tokens *int64   `json:"tokens,omitempty"`
 	Cost   *float64 `json:"cost,omitempty"`
-}
-
-// ParseBudgetLimits reads a budget document's data; it reports ErrInvalid for data that is not one.
-func ParseBudgetLimits(data []byte) (BudgetLimits, error) {
-	var l BudgetLimits
-	if err := json.Unmarshal(data, &l); err != nil {
-		return BudgetLimits{}, fmt.Errorf("storage: budget: %v: %w", err, ErrInvalid)
-	}
-	for _, w := range []*BudgetLimit{l.Day, l.Month, l.Conversation, l.Run} {
-		if w != nil && w.Cost != nil && (math.IsNaN(*w.Cost) || math.IsInf(*w.Cost, 0) || *w.Cost > 9e9) {
-			return BudgetLimits{}, fmt.Errorf("storage: budget: cost %v: %w", *w.Cost, ErrInvalid)
-		}
-	}
-	return l, nil
-}
-
-// Window returns the limit of window w ("day", "month", "conversation", "run"), or nil.
-func (l BudgetLimits) Window(w string) *BudgetLimit {
-	switch w {
-	case WindowDay:
-		return l.Day
-	case WindowMonth:
-		return l.Month
-	case WindowConversation:
-		return l.Conversation
-	case WindowRun:
-		return l.Run
-	}
-	return nil
-}
-
-// Caps returns the window's token and cost caps (cost in billionths of the currency); -1 means none.
-func (b *BudgetLimit) Caps() (tokens, nanos int64) {
-	tokens, nanos = -1, -1
-	if b == nil {
-		return
-	}
-	if b.Tokens != nil && *b.Tokens >= 0 {
-		tokens = *b.Tokens
-	}
-	if b.Cost != nil && *b.Cost >= 0 {
-		nanos = int64(math.Round(*b.Cost * 1e9))
-	}
-	return
 }
 
 // BudgetSpend is what model calls used or may use.

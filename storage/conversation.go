@@ -44,22 +44,8 @@ type ListOptions struct {
 	After string
 }
 
-// DefaultListLimit and MaxListLimit bound a page of List.
-const (
-	DefaultListLimit = 50
-	MaxListLimit     = 1000
-)
-
-// PageLimit returns the page size List uses for opts.
-func (o ListOptions) PageLimit() int {
-	switch {
-	case o.Limit <= 0:
-		return DefaultListLimit
-	case o.Limit > MaxListLimit:
-		return MaxListLimit
-	}
-	return o.Limit
-}
+// MaxListLimit is the largest page of List.
+const MaxListLimit = 1000
 
 // ConversationInfo describes one conversation in a List.
 type ConversationInfo struct {
@@ -68,7 +54,7 @@ type ConversationInfo struct {
 	// CreatedAt is when the conversation's first entry was stored.
 	CreatedAt time.Time
 	// UpdatedAt is when an entry that moves it was last stored (see
-	// EntryType.Touches: input, run start and end, not each step); List
+	// storeutil.Touches: input, run start and end, not each step); List
 	// orders by it.
 	UpdatedAt time.Time
 	// LastSeq is the sequence number of its last entry.

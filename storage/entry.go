@@ -32,30 +32,6 @@ const (
 	EntrySummary EntryType = "summary"
 )
 
-// Valid reports whether t is one of the entry types above.
-func (t EntryType) Valid() bool {
-	switch t {
-	case EntryInput, EntryResponse, EntryToolResults, EntryApprovalRequests, EntryApprovalAnswers,
-		EntrySteering, EntryRunStart, EntryRunEnd, EntrySummary:
-		return true
-	}
-	return false
-}
-
-// Touches reports whether appending an entry of type t moves its
-// conversation's UpdatedAt, the order of List. Input, steering, the start and
-// end of a run, approval answers and summaries do; the steps inside a run
-// (responses, tool results, approval requests) do not, since a run that is
-// going on began with an entry that did, and ends with one. This keeps the
-// per-step write cheap: in Postgres it changes no indexed column.
-func (t EntryType) Touches() bool {
-	switch t {
-	case EntryResponse, EntryToolResults, EntryApprovalRequests:
-		return false
-	}
-	return true
-}
-
 // EntrySchemaVersion is the version of the entry format this code writes. A
 // stored entry with a higher version was written by newer code and is
 // reported as a [*CorruptEntryError] rather than misread; an entry with a

@@ -10,27 +10,6 @@ import (
 	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
-func TestEntryTypes(t *testing.T) {
-	is := is.New(t)
-	touching := map[storage.EntryType]bool{
-		storage.EntryInput: true, storage.EntryResponse: false, storage.EntryToolResults: false,
-		storage.EntryApprovalRequests: false, storage.EntryApprovalAnswers: true, storage.EntrySteering: true,
-		storage.EntryRunStart: true, storage.EntryRunEnd: true, storage.EntrySummary: true,
-	}
-	for typ, touches := range touching {
-		is.True(typ.Valid())
-		is.Equal(typ.Touches(), touches)
-	}
-	is.True(!storage.EntryType("").Valid())
-}
-
-func TestPageLimit(t *testing.T) {
-	is := is.New(t)
-	for _, tt := range []struct{ limit, want int }{{0, 50}, {-3, 50}, {1, 1}, {1000, 1000}, {5000, 1000}} {
-		is.Equal(storage.ListOptions{Limit: tt.limit}.PageLimit(), tt.want)
-	}
-}
-
 func TestCheckIDs(t *testing.T) {
 	is := is.New(t)
 	is.NoErr(storage.CheckIDs("t", "c"))

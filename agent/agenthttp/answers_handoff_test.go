@@ -38,7 +38,7 @@ func handingOff(t *testing.T) *env {
 	return newEnvOf(t, s, &desk{}, func(cfg *agent.Config, _ *agenthttp.Options) {
 		cfg.Handoffs = []agent.Handoff{{To: second}}
 		cfg.Client = chattest.FuncModel(func(context.Context, []chat.Message, *chat.Options) (*chat.Response, error) {
-			return chattest.Calls(chattest.Call("call-handoff", agent.HandoffToolPrefix+"second_desk", `{}`)), nil
+			return chattest.Calls(chattest.Call("call-handoff", "handoff_to_second_desk", `{}`)), nil
 		})
 	})
 }

@@ -7,14 +7,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/typeshift-go/typeshift/agent"
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // DefaultOperatorSettings are the settings of an agent only the operator may change through the settings route
 // when Options.OperatorSettings is nil: which provider serves the agent and its fallback list, which decide whose
 // account and which prices a tenant's runs spend. A tenant's budget is operator-only too, whatever the option.
-var DefaultOperatorSettings = []string{agent.OptionProvider, agent.OptionFallback}
+var DefaultOperatorSettings = []string{"provider", "fallback"} // the settings names of the chat options
 
 // errOperatorOnly answers a tenant's request to change what only the operator may.
 func errOperatorOnly(detail string) error {
@@ -114,7 +114,7 @@ func (h *Handler) getBudget(w http.ResponseWriter, r *http.Request) error {
 		if !wu.ResetAt.IsZero() {
 			wj.ResetAt = &wu.ResetAt
 		}
-		tokens, nanos := u.Limits.Window(wu.Window).Caps()
+		tokens, nanos := storeutil.WindowCaps(u.Limits, wu.Window)
 		held := u.Reserved
 		if wu.Window == storage.WindowConversation {
 			held = storage.BudgetSpend{} // a conversation's own run is not told apart: its limit shows what is settled
@@ -149,7 +149,7 @@ func (h *Handler) putBudget(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(data, &l); err != nil {
 		return err
 	}
-	if _, err := storage.ParseBudgetLimits(data); err != nil {
+	if _, err := storeutil.ParseBudgetLimits(data); err != nil {
 		return &fieldError{Pointer: "", Detail: err.Error()}
 	}
 	ctx := r.Context()

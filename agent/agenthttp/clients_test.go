@@ -346,7 +346,7 @@ func TestAISDKClientState(t *testing.T) {
 							case "output-error":
 								client = append(client, item{Kind: "result", ID: p.ToolCallID, Text: p.ErrorText})
 							case "output-denied":
-								reason := agent.DeniedText
+								reason := "The tool call was denied." // what the model reads without a reason
 								if p.Approval != nil && p.Approval.Reason != "" {
 									reason = p.Approval.Reason
 								}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/typeshift-go/typeshift/storage"
+	"github.com/typeshift-go/typeshift/storage/storeutil"
 )
 
 // conversationInfoJSON is one conversation of a list.
@@ -60,7 +61,7 @@ func (h *Handler) listConversations(w http.ResponseWriter, r *http.Request) erro
 		out.Conversations = append(out.Conversations, conversationInfoJSON{ID: c.ConversationID, CreatedAt: c.CreatedAt,
 			UpdatedAt: c.UpdatedAt, LastSeq: c.LastSeq})
 	}
-	if len(list) == opts.PageLimit() {
+	if len(list) == storeutil.PageLimit(opts) {
 		out.Next = list[len(list)-1].Cursor
 	}
 	return writeJSON(w, http.StatusOK, out)

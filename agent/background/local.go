@@ -313,7 +313,7 @@ func (q *LocalQueue) deliver(ctx context.Context, job Job, out Outcome) error {
 	if len(out.Report) == 0 {
 		return nil
 	}
-	// Long enough for a crashed run's lease on the caller's conversation to expire (agent.DefaultLeaseTTL).
+	// Long enough for a crashed run's lease on the caller's conversation to expire (30 seconds by default).
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	return Deliver(dctx, q.store, job.SettingsID, job.Caller.ConversationID, q.owner, out.Report)

@@ -15,8 +15,7 @@ import (
 // AgentPath is the import path of the runtime package whose Agent an agent embeds.
 const AgentPath = "github.com/typeshift-go/typeshift/agent"
 
-// The settings names of the chat options, in the order the generated code lists them (agent.OptionProvider and
-// the others).
+// The settings names of the chat options, in the order the generated code lists them.
 var chatOptions = []string{"provider", "model", "temperature", "top_p", "max_tokens", "seed", "stop"}
 
 // optionOf maps the Agent methods that set a chat option to the option's settings name.

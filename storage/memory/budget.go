@@ -51,7 +51,7 @@ func (s *Store) budgetLimits(settingsID string, defaults storage.BudgetLimits) (
 	if !ok {
 		return defaults, nil
 	}
-	l, err := storage.ParseBudgetLimits(doc.Data)
+	l, err := storeutil.ParseBudgetLimits(doc.Data)
 	if err != nil {
 		return storage.BudgetLimits{}, &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 	}
@@ -180,7 +180,7 @@ func (s *Store) reserveLocked(r storage.BudgetReservation) error {
 	}
 	checks = append(checks, check{storage.WindowRun, runSpent, time.Time{}})
 	for _, c := range checks {
-		tokens, nanos := limits.Window(c.window).Caps()
+		tokens, nanos := storeutil.WindowCaps(limits, c.window)
 		if tokens >= 0 && c.used.Tokens+r.Reserve.Tokens > tokens {
 			return refuse(&storage.BudgetExceededError{Window: c.window, Measure: "tokens", Limit: tokens, Used: c.used.Tokens, Asked: r.Reserve.Tokens, ResetAt: c.reset})
 		}

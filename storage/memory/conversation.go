@@ -166,7 +166,7 @@ func (s *Store) appendLocked(c storage.Claim, out []storage.Entry) ([]storage.En
 		conv.createdAt, conv.updatedAt = now, now
 	}
 	for i := range out {
-		if out[i].Type.Touches() {
+		if storeutil.Touches(out[i].Type) {
 			conv.updatedAt = now
 		}
 		out[i].Seq = next + int64(i)
@@ -269,7 +269,7 @@ func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOp
 		}
 		return 0
 	})
-	out := make([]storage.ConversationInfo, 0, min(len(all), opts.PageLimit()))
+	out := make([]storage.ConversationInfo, 0, min(len(all), storeutil.PageLimit(opts)))
 	for _, info := range all {
 		if opts.After != "" {
 			// Skip up to and including the cursor's position.
@@ -277,7 +277,7 @@ func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOp
 				continue
 			}
 		}
-		if len(out) == opts.PageLimit() {
+		if len(out) == storeutil.PageLimit(opts) {
 			break
 		}
 		info.Cursor = cursor.Encode(info.UpdatedAt, info.ConversationID)

@@ -106,7 +106,7 @@ func (s *Store) moveSteering(conv *conversation, now time.Time, stamp storage.En
 	if len(conv.entries) == 0 {
 		conv.createdAt = now
 	}
-	if storage.EntrySteering.Touches() {
+	if storeutil.Touches(storage.EntrySteering) {
 		conv.updatedAt = now
 	}
 	out := make([]storage.Entry, len(conv.steering))

@@ -195,7 +195,7 @@ func (s *Store) BudgetUsage(ctx context.Context, settingsID, conversationID stri
 			return err
 		}
 		if doc != nil {
-			l, err := storage.ParseBudgetLimits(doc)
+			l, err := storeutil.ParseBudgetLimits(doc)
 			if err != nil {
 				return &storage.CorruptSettingsError{SettingsID: settingsID, Kind: storage.BudgetKind, Err: err}
 			}

@@ -252,7 +252,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		if e.Type == storage.EntrySummary {
 			lastSummary = int64(i + 1)
 		}
-		touches = touches || e.Type.Touches()
+		touches = touches || storeutil.Touches(e.Type)
 		out[i] = e
 	}
 	if len(out) == 0 {
@@ -281,7 +281,7 @@ func (s *Store) appendEntries(ctx context.Context, c storage.Claim, release bool
 		queueBudgetEnd(b, c, e)
 	}
 	if release {
-		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, "", "", "user", storage.EntrySteering.Touches())
+		b.Queue(qMoveRelease, c.SettingsID, c.ConversationID, c.Token, c.EventHead, "", "", "user", storeutil.Touches(storage.EntrySteering))
 	}
 	got := 0
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
@@ -464,13 +464,13 @@ func (s *Store) List(ctx context.Context, settingsID string, opts storage.ListOp
 	}
 	b := tenantBatch(settingsID)
 	if opts.After == "" {
-		b.Queue(qList, settingsID, opts.PageLimit())
+		b.Queue(qList, settingsID, storeutil.PageLimit(opts))
 	} else {
 		at, id, err := cursor.Decode(opts.After)
 		if err != nil {
 			return nil, err
 		}
-		b.Queue(qListAfter, settingsID, opts.PageLimit(), at, id)
+		b.Queue(qListAfter, settingsID, storeutil.PageLimit(opts), at, id)
 	}
 	var out []storage.ConversationInfo
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {

@@ -119,7 +119,7 @@ func queueMove(b *pgx.Batch, c storage.Claim, anyExpiry bool, stamp storage.Entr
 		stamp.Author = "user"
 	}
 	b.Queue(qMoveSteering, c.SettingsID, c.ConversationID, c.Token, anyExpiry,
-		stamp.RunID, stamp.Agent, stamp.Author, storage.EntrySteering.Touches())
+		stamp.RunID, stamp.Agent, stamp.Author, storeutil.Touches(storage.EntrySteering))
 }
 
 // readMoved reads the entries qMoveSteering stored.

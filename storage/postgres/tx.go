@@ -113,7 +113,7 @@ func (s *Store) SteerTx(ctx context.Context, tx pgx.Tx, settingsID, conversation
 			return wrap("steer", err)
 		}
 		if _, err := tx.Exec(ctx, qMoveSteering, settingsID, conversationID, token, true, "", "", "user",
-			storage.EntrySteering.Touches()); err != nil {
+			storeutil.Touches(storage.EntrySteering)); err != nil {
 			return wrap("steer", err)
 		}
 		return nil

@@ -29,7 +29,7 @@ func checkKind(kind string) error {
 // otherwise it reports [storage.ErrInvalid]. Empty Data becomes JSON null and Time, when set, is truncated to
 // microseconds in UTC. Stores call it so they all accept and reject alike.
 func PrepareEntry(e storage.Entry) (storage.Entry, error) {
-	if !e.Type.Valid() {
+	if !validEntryType(e.Type) {
 		return e, fmt.Errorf("storage: entry type %q: %w", e.Type, storage.ErrInvalid)
 	}
 	if e.Seq < 0 {
@@ -63,7 +63,7 @@ func CheckStoredEntry(conversationID string, e storage.Entry, schemaVersion int,
 		err = fmt.Errorf("schema version %d is newer than %d", schemaVersion, storage.EntrySchemaVersion)
 	case schemaVersion < 1:
 		err = fmt.Errorf("schema version %d", schemaVersion)
-	case !e.Type.Valid():
+	case !validEntryType(e.Type):
 		err = fmt.Errorf("unknown entry type %q", e.Type)
 	case checkData:
 		if jerr := storage.CheckJSON(e.Data); jerr != nil {
